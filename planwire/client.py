@@ -1,0 +1,101 @@
+"""An async client for the gateway's HTTP API and its Server-Sent Events stream.
+
+Used by `planwire demo`, `planwire eval` and the end-to-end tests: it talks to planwire
+exactly as a user's front end would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+
+@dataclass
+class StreamEvent:
+    """One event read from the session's SSE stream."""
+
+    id: str
+    type: str
+    data: dict[str, Any]
+
+
+class SessionClient:
+    """One conversation: post messages, read replies and progress from the stream."""
+
+    def __init__(self, base_url: str, *, api_key: str | None = None, timeout_s: float = 60.0) -> None:
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.http = httpx.AsyncClient(base_url=base_url, headers=headers, timeout=httpx.Timeout(timeout_s, read=None))
+        self.timeout_s = timeout_s
+        self.session_id = ""
+        self.events: asyncio.Queue[StreamEvent] = asyncio.Queue()
+        self.seen: list[StreamEvent] = []
+        self._reader: asyncio.Task | None = None
+
+    async def __aenter__(self) -> SessionClient:
+        response = await self.http.post("/v1/sessions")
+        response.raise_for_status()
+        self.session_id = response.json()["session_id"]
+        self._reader = asyncio.create_task(self._read_stream())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._reader:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+        await self.http.aclose()
+
+    async def send(self, text: str) -> str:
+        """Post a message; returns its turn id."""
+        response = await self.http.post(f"/v1/sessions/{self.session_id}/messages", json={"text": text})
+        response.raise_for_status()
+        return response.json()["turn_id"]
+
+    async def say(self, text: str) -> StreamEvent:
+        """Post a message and wait for the reply to that turn."""
+        turn_id = await self.send(text)
+        return await self.wait_for(lambda e: e.type == "reply" and e.data.get("turn_id") == turn_id)
+
+    async def wait_for(self, predicate, timeout_s: float | None = None) -> StreamEvent:
+        """The next stream event matching `predicate` (earlier ones are kept in `seen`)."""
+        async with asyncio.timeout(timeout_s or self.timeout_s):
+            while True:
+                event = await self.events.get()
+                if predicate(event):
+                    return event
+
+    async def state(self) -> dict[str, Any]:
+        """The session as `GET /v1/sessions/{id}` returns it."""
+        response = await self.http.get(f"/v1/sessions/{self.session_id}")
+        response.raise_for_status()
+        return response.json()
+
+    async def _read_stream(self) -> None:
+        last_id = None
+        while True:  # reconnect after a dropped connection, resuming after the last id
+            headers = {"Last-Event-ID": last_id} if last_id else {}
+            with contextlib.suppress(httpx.TransportError):
+                async with self.http.stream("GET", f"/v1/sessions/{self.session_id}/events", headers=headers) as resp:
+                    async for event in parse_sse(resp.aiter_lines()):
+                        last_id = event.id
+                        self.seen.append(event)
+                        await self.events.put(event)
+            await asyncio.sleep(0.2)
+
+
+async def parse_sse(lines) -> Any:
+    """Yield StreamEvents from SSE lines; comment lines (keep-alives) are skipped."""
+    fields: dict[str, str] = {}
+    async for line in lines:
+        if not line:
+            if "data" in fields:
+                yield StreamEvent(fields.get("id", ""), fields.get("event", "message"), json.loads(fields["data"]))
+            fields = {}
+        elif not line.startswith(":"):
+            name, _, value = line.partition(":")
+            fields[name] = value.removeprefix(" ")

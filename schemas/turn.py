@@ -1,0 +1,82 @@
+"""Events of one user turn: received, trimmed, annotated, answered."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemas.envelope import Event
+
+MAX_MESSAGE_CHARS = 8192
+
+
+class Phase(StrEnum):
+    """The session's state machine; code owns every transition."""
+
+    GATHERING = "gathering"
+    CONFIRMING = "confirming"
+    PLANNING = "planning"
+    EXECUTING = "executing"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+class ChatMessage(BaseModel):
+    """One line of the transcript."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: Literal["user", "assistant"] = Field(description="Who said it.")
+    text: str = Field(max_length=MAX_MESSAGE_CHARS * 2, description="What was said.")
+    turn_id: str = Field(max_length=64, description="The user turn this line belongs to.")
+
+
+class Notes(BaseModel):
+    """The shadow annotator's accumulated, structured notes about the requirements."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: int = Field(default=0, ge=0, description="Incremented on every update; guards concurrent writes.")
+    requirement_summary: str = Field(default="", max_length=2000, description="What the user wants, in a few sentences.")
+    mentioned_integrations: list[str] = Field(default_factory=list, description="Catalogue integration ids noted so far.")
+    mentioned_tools: list[str] = Field(default_factory=list, description="Catalogue tool ids noted so far.")
+    removed: list[str] = Field(default_factory=list, description="Catalogue ids the user explicitly removed.")
+    confidence_score: float = Field(default=0.0, ge=0.0, le=1.0, description="How complete the requirements are, capped by code.")
+    ready: bool = Field(default=False, description="True once the user confirmed the summary.")
+    hints: list[str] = Field(default_factory=list, max_length=5, description="What the conversation should ask next.")
+    last_turn_id: str | None = Field(default=None, description="The last turn folded into these notes.")
+
+
+class TurnReceived(Event):
+    """A user message accepted by the gateway."""
+
+    text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS, description="The user's message.")
+
+
+class ContextTrimmed(Event):
+    """The transcript after this turn, trimmed to whole change units within the budget."""
+
+    user_text: str = Field(max_length=MAX_MESSAGE_CHARS, description="This turn's user message.")
+    messages: list[ChatMessage] = Field(description="Kept history, oldest first, ending with this turn.")
+    dropped_units: int = Field(ge=0, description="Change units dropped to fit the budget.")
+    phase: Phase = Field(description="The session phase when the turn arrived; routes the turn.")
+
+
+class NotesUpdated(Event):
+    """The annotator folded this turn into the notes."""
+
+    notes: Notes = Field(description="The notes after this turn.")
+    ready_for_confirmation: bool = Field(description="Code's threshold says the requirements are complete.")
+    context: ContextTrimmed = Field(description="The trimmed context the notes were built from.")
+
+
+class ReplyGenerated(Event):
+    """What planwire says to the user for this turn."""
+
+    text: str = Field(max_length=MAX_MESSAGE_CHARS, description="The reply shown to the user.")
+    reply_kind: Literal["question", "confirmation", "clarify", "summary", "error"] = Field(
+        description="question while gathering, confirmation summary, clarify when unclear."
+    )
+    phase: Phase = Field(description="The phase after this reply.")

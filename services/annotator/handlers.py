@@ -1,0 +1,96 @@
+"""Annotator handlers: fold each gathering turn into the notes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from faststream import Context
+from faststream.kafka.publisher import DefaultPublisher
+from redis.asyncio import Redis
+
+from catalogue import Catalogue
+from schemas.confirmation import ReplyClassified, RequirementsConfirmed
+from schemas.turn import ContextTrimmed, Notes, NotesUpdated, Phase
+from services.annotator import logic, prompt
+from services.annotator.store import NotesStore
+from shared.idempotency import claim
+from shared.metrics import EVENTS_HANDLED, record_overrides
+from shared.model import ModelPort
+
+CAS_ATTEMPTS = 5
+
+
+@dataclass
+class Deps:
+    """What the handlers need, built once in main.py."""
+
+    redis: Redis
+    store: NotesStore
+    model: ModelPort
+    catalogue: Catalogue
+    published: DefaultPublisher
+    threshold: float
+    dedupe_ttl_s: int
+
+
+async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> None:
+    """Annotate a turn that arrived while gathering requirements."""
+    if event.phase != Phase.GATHERING:
+        return
+    async with claim(deps.redis, "annotator", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
+        await annotate(event, deps)
+
+
+async def on_reply_classified(event: ReplyClassified, deps: Deps = Context()) -> None:
+    """An amend during confirmation re-enters gathering through the annotator."""
+    if event.verdict != "amend":
+        return
+    async with claim(deps.redis, "annotator", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
+        await annotate(event.context, deps)
+
+
+async def on_requirements_confirmed(event: RequirementsConfirmed, deps: Deps = Context()) -> None:
+    """Record in the notes that the user confirmed them."""
+    for _ in range(CAS_ATTEMPTS):
+        notes = await deps.store.get(event.session_id)
+        if notes.ready or await deps.store.put(event.session_id, notes.model_copy(update={"ready": True, "version": notes.version + 1}), notes.version):
+            return
+
+
+async def annotate(context: ContextTrimmed, deps: Deps) -> None:
+    """Ask the model, fold under code's rules, compare-and-set, publish NotesUpdated."""
+    for _ in range(CAS_ATTEMPTS):
+        previous = await deps.store.get(context.session_id)
+        view = await propose(previous, context, deps)
+        folded = logic.fold(previous, context.user_text, view, deps.catalogue, deps.threshold, context.turn_id)
+        if await deps.store.put(context.session_id, folded.notes, previous.version):
+            break
+    else:
+        raise RuntimeError(f"notes of {context.session_id} kept changing under the annotator")
+    record_overrides("annotator", folded.overrides)
+    out = NotesUpdated.caused_by(context, notes=folded.notes, ready_for_confirmation=folded.ready_for_confirmation, context=context)
+    await deps.published.publish(out, key=out.key())
+    EVENTS_HANDLED.labels("annotator", "ContextTrimmed").inc()
+
+
+async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic.ModelView:
+    """The model's proposal for this turn; an empty proposal when it is not available."""
+    last_reply = next((m.text for m in reversed(context.messages) if m.role == "assistant"), "")
+    messages = [
+        {"role": "system", "content": prompt.system_prompt(deps.catalogue)},
+        {"role": "user", "content": prompt.user_prompt(previous, last_reply, context.user_text)},
+    ]
+    result = await deps.model.structured("annotator", messages, prompt.output_schema(deps.catalogue), fallback=dict, max_tokens=200)
+    return view_from(result.data)
+
+
+def view_from(data: dict) -> logic.ModelView:
+    """Read the model's JSON into a ModelView, tolerating missing fields."""
+    return logic.ModelView(
+        summary=str(data.get("requirement_summary", "")),
+        integrations=tuple(data.get("mentioned_integrations", ())),
+        tools=tuple(data.get("mentioned_tools", ())),
+        removals=tuple((r.get("id", ""), r.get("evidence", "")) for r in data.get("removed", ()) if isinstance(r, dict)),
+        confidence=data.get("confidence_score"),
+        hints=tuple(str(h) for h in data.get("hints", ())),
+    )

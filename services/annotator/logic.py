@@ -1,0 +1,130 @@
+"""The shadow annotator's rules: accumulation, forcing functions, the confidence cap.
+
+Pure functions, no I/O. The model proposes (summary wording, hints, judgment of ambiguous
+mentions); these rules decide what the notes finally hold.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from catalogue import Catalogue, MatchResult, detect, evidence
+from schemas.turn import Notes
+
+# The user saying they are done is what lets confidence pass the threshold; the structure
+# check alone would confirm too early, before details the user still wants to give.
+DONE_SIGNAL = re.compile(
+    r"\b(that'?s (everything|all|it)|that is (everything|all)|nothing else|please (confirm|build)|"
+    r"go ahead|build it|ready to build|we'?re done|i'?m done|confirm what you will build)\b",
+    re.IGNORECASE,
+)
+CAP_WITHOUT_STRUCTURE = 0.5
+CAP_WITHOUT_DONE_SIGNAL = 0.75
+
+
+@dataclass(frozen=True)
+class ModelView:
+    """What the model proposed for this turn, before code checks it."""
+
+    summary: str = ""
+    integrations: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
+    removals: tuple[tuple[str, str], ...] = ()  # (id, the user's words as evidence)
+    confidence: float | None = None
+    hints: tuple[str, ...] = ()
+
+
+@dataclass
+class Folded:
+    """The new notes plus what code had to override (for metrics)."""
+
+    notes: Notes
+    ready_for_confirmation: bool
+    overrides: list[str] = field(default_factory=list)
+
+
+def accepted_model_ids(view: ModelView, user_text: str, catalogue: Catalogue) -> tuple[set[str], list[str]]:
+    """Model-reported ids that are in the catalogue and supported by the user's words."""
+    accepted, overrides = set(), []
+    for item in (*view.integrations, *view.tools):
+        if catalogue.get(item) is None:
+            overrides.append("model_id_not_in_catalogue")
+        elif evidence(item, user_text, catalogue) is None:
+            overrides.append("model_id_not_in_user_words")
+        else:
+            accepted.add(item)
+    return accepted, overrides
+
+
+def accepted_model_removals(view: ModelView, user_text: str, catalogue: Catalogue) -> set[str]:
+    """Removals the model reported whose evidence really is in the user's message."""
+    lowered = user_text.lower()
+    return {
+        item
+        for item, quote in view.removals
+        if quote and quote.lower() in lowered and evidence(item, quote, catalogue) is not None
+    }
+
+
+def fold_items(previous: Notes, match: MatchResult, added: set[str], removed: set[str]) -> tuple[set[str], set[str]]:
+    """Accumulate: keep every noted item unless removed now; a re-mention brings it back."""
+    mentioned = set(match.mentioned) | added
+    removed_now = (set(match.removed) | removed) - set(match.mentioned)
+    items = (set(previous.mentioned_integrations) | set(previous.mentioned_tools) | mentioned) - removed_now
+    gone = (set(previous.removed) - mentioned) | removed_now
+    return items, gone
+
+
+def has_structure(items: set[str], catalogue: Catalogue) -> bool:
+    """At least one thing that starts or feeds the workflow and one thing it does."""
+    entries = [catalogue.get(i) for i in items]
+    starts = any(e.role in ("trigger", "source") for e in entries if e)
+    acts = any(e.role == "action" or e.also_acts for e in entries if e)
+    return starts and acts and len(items) >= 2
+
+
+def confidence(items: set[str], user_text: str, model_confidence: float | None, catalogue: Catalogue) -> float:
+    """The model's judgment (or the rule's), capped by what code can verify."""
+    structured = has_structure(items, catalogue)
+    done = bool(DONE_SIGNAL.search(user_text))
+    cap = 1.0 if structured and done else CAP_WITHOUT_DONE_SIGNAL if structured else CAP_WITHOUT_STRUCTURE
+    judged = model_confidence if model_confidence is not None else (1.0 if done else 0.7)
+    return round(min(max(judged, 0.0), cap), 3)
+
+
+def code_hints(items: set[str], catalogue: Catalogue) -> list[str]:
+    """What is structurally missing, phrased as something to ask about."""
+    entries = [catalogue.get(i) for i in items if catalogue.get(i)]
+    hints = []
+    if not any(e.role in ("trigger", "source") for e in entries):
+        hints.append("ask what starts the workflow or where its data comes from")
+    if not any(e.role == "action" or e.also_acts for e in entries):
+        hints.append("ask where the results should go or what should happen at the end")
+    return hints
+
+
+def heuristic_summary(items: set[str], catalogue: Catalogue) -> str:
+    """A plain summary when the model gives none: the noted items by display name."""
+    names = [catalogue.get(i).name for i in sorted(items) if catalogue.get(i)]
+    return f"A workflow using {', '.join(names)}." if names else "Nothing concrete yet."
+
+
+def fold(previous: Notes, user_text: str, view: ModelView, catalogue: Catalogue, threshold: float, turn_id: str | None) -> Folded:
+    """Fold one user turn into the notes, enforcing every code guarantee."""
+    match = detect(user_text, catalogue)
+    added, overrides = accepted_model_ids(view, user_text, catalogue)
+    removed = accepted_model_removals(view, user_text, catalogue)
+    items, gone = fold_items(previous, match, added, removed)
+    score = confidence(items, user_text, view.confidence, catalogue)
+    notes = Notes(
+        version=previous.version + 1,
+        requirement_summary=(view.summary or heuristic_summary(items, catalogue))[:2000],
+        mentioned_integrations=sorted(i for i in items if catalogue.get(i).kind == "integration"),
+        mentioned_tools=sorted(i for i in items if catalogue.get(i).kind == "tool"),
+        removed=sorted(gone),
+        confidence_score=score,
+        hints=(code_hints(items, catalogue) + list(view.hints))[:5],
+        last_turn_id=turn_id,
+    )
+    return Folded(notes, score >= threshold, overrides)

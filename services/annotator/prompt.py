@@ -1,0 +1,63 @@
+"""The annotator's prompt and output schema; static parts first so the server caches them."""
+
+from __future__ import annotations
+
+import json
+
+from catalogue import Catalogue
+from schemas.turn import Notes
+
+INSTRUCTIONS = """You are a requirements annotator for an automation builder.
+You keep notes about the automation the user wants. Your previous notes are your memory:
+build on them, never drop an item unless the user explicitly removes it.
+Return JSON only. Fields:
+- requirement_summary: the whole automation so far in one or two sentences.
+- mentioned_integrations / mentioned_tools: catalogue ids the user named in the latest message.
+- removed: items the user explicitly removed in the latest message, each with the user's exact words.
+- confidence_score: 0..1, how complete the requirements are.
+- hints: up to 2 short questions still worth asking.
+Catalogue ids:
+"""
+
+
+def system_prompt(catalogue: Catalogue) -> str:
+    """Instructions plus the catalogue ids: identical on every call, so it is cached."""
+    lines = [f"{e.id} ({e.kind}, {e.role}): {', '.join(e.aliases[:3])}" for e in catalogue.entries]
+    return INSTRUCTIONS + "\n".join(lines)
+
+
+def user_prompt(previous: Notes, last_reply: str, user_text: str) -> str:
+    """The per-turn part: previous notes, what we last said, what the user said."""
+    memory = previous.model_dump(include={"requirement_summary", "mentioned_integrations", "mentioned_tools", "removed"})
+    return (
+        f"Previous notes: {json.dumps(memory)}\n"
+        f"Assistant said: {last_reply[:300]}\n"
+        f"Latest user message: {user_text}"
+    )
+
+
+def output_schema(catalogue: Catalogue) -> dict:
+    """Bounded JSON schema: a truncated constrained output would be invalid JSON."""
+    ids = {"type": "string", "enum": [e.id for e in catalogue.entries]}
+    return {
+        "type": "object",
+        "properties": {
+            "requirement_summary": {"type": "string", "maxLength": 300},
+            "mentioned_integrations": {"type": "array", "items": ids, "maxItems": 4},
+            "mentioned_tools": {"type": "array", "items": ids, "maxItems": 4},
+            "removed": {
+                "type": "array",
+                "maxItems": 2,
+                "items": {
+                    "type": "object",
+                    "properties": {"id": ids, "evidence": {"type": "string", "maxLength": 100}},
+                    "required": ["id", "evidence"],
+                    "additionalProperties": False,
+                },
+            },
+            "confidence_score": {"type": "number", "minimum": 0, "maximum": 1},
+            "hints": {"type": "array", "items": {"type": "string", "maxLength": 100}, "maxItems": 2},
+        },
+        "required": ["requirement_summary", "mentioned_integrations", "mentioned_tools", "removed", "confidence_score", "hints"],
+        "additionalProperties": False,
+    }

@@ -1,0 +1,77 @@
+"""Classifier handlers: read the user's reply while the session is confirming."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from faststream import Context
+from faststream.kafka.publisher import DefaultPublisher
+from redis.asyncio import Redis
+
+from catalogue import Catalogue
+from schemas.confirmation import ReplyClassified, RequirementsConfirmed
+from schemas.turn import ContextTrimmed, Notes, Phase
+from services.classifier import logic
+from shared.cas import compare_and_set
+from shared.idempotency import claim
+from shared.metrics import record_overrides
+from shared.model import ModelPort
+from shared.redis import session_key
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"verdict": {"type": "string", "enum": list(logic.VERDICTS)}},
+    "required": ["verdict"],
+    "additionalProperties": False,
+}
+SYSTEM = (
+    "The assistant showed the user a summary of an automation and asked them to confirm. "
+    "Classify the user's reply: confirmed (they agree), amend (they want a change), unclear. "
+    'Return JSON {"verdict": ...}.'
+)
+NEXT_PHASE = {"confirmed": Phase.PLANNING, "amend": Phase.GATHERING}
+
+
+@dataclass
+class Deps:
+    """What the handlers need, built once in main.py."""
+
+    redis: Redis
+    model: ModelPort
+    catalogue: Catalogue
+    classified: DefaultPublisher
+    confirmed: DefaultPublisher
+    dedupe_ttl_s: int
+
+
+async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> None:
+    """Classify a reply to the confirmation summary and move the phase accordingly."""
+    if event.phase != Phase.CONFIRMING:
+        return
+    async with claim(deps.redis, "classifier", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
+        notes = await read_notes(deps.redis, event.session_id)
+        proposed = await propose(event.user_text, deps)
+        verdict, rule = logic.override(event.user_text, notes, deps.catalogue, proposed)
+        record_overrides("classifier", [rule] if rule else [])
+        if verdict in NEXT_PHASE:
+            await compare_and_set(deps.redis, session_key(event.session_id, "phase"), NEXT_PHASE[verdict], [Phase.CONFIRMING])
+        out = ReplyClassified.caused_by(event, verdict=verdict, rule=rule, context=event)
+        await deps.classified.publish(out, key=out.key())
+        if verdict == "confirmed":
+            done = RequirementsConfirmed.caused_by(event, notes=notes.model_copy(update={"ready": True}))
+            await deps.confirmed.publish(done, key=done.key())
+
+
+async def propose(text: str, deps: Deps) -> str:
+    """The model's verdict, or the rule's when the model is not available."""
+    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text[:600]}]
+    result = await deps.model.structured(
+        "classifier", messages, SCHEMA, fallback=lambda: {"verdict": logic.heuristic_verdict(text)}, max_tokens=20
+    )
+    return str(result.data.get("verdict", ""))
+
+
+async def read_notes(redis: Redis, session_id: str) -> Notes:
+    """The annotator's current notes (read-only here)."""
+    raw = await redis.get(session_key(session_id, "notes"))
+    return Notes.model_validate_json(raw) if raw else Notes()

@@ -1,0 +1,86 @@
+"""Conversation handlers: reply to each annotated turn and to unclear confirmations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from faststream import Context
+from faststream.kafka.publisher import DefaultPublisher
+from redis.asyncio import Redis
+
+from catalogue import Catalogue
+from schemas.confirmation import ReplyClassified
+from schemas.turn import NotesUpdated, Phase, ReplyGenerated
+from services.conversation import logic
+from shared.cas import compare_and_set
+from shared.idempotency import claim
+from shared.model import ModelPort
+from shared.redis import session_key
+
+REPLY_SCHEMA = {
+    "type": "object",
+    "properties": {"text": {"type": "string", "maxLength": 280}},
+    "required": ["text"],
+    "additionalProperties": False,
+}
+SYSTEM = (
+    "You help a user describe an automation. Write ONE short, friendly question (under 30 words) "
+    "that follows the guidance. Return JSON {\"text\": ...}."
+)
+
+
+@dataclass
+class Deps:
+    """What the handlers need, built once in main.py."""
+
+    redis: Redis
+    model: ModelPort
+    catalogue: Catalogue
+    replies: DefaultPublisher
+    dedupe_ttl_s: int
+
+
+async def on_notes_updated(event: NotesUpdated, deps: Deps = Context()) -> None:
+    """Ask the next question, or present the confirmation summary when notes are ready."""
+    async with claim(deps.redis, "conversation", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
+        phase_key = session_key(event.session_id, "phase")
+        if event.ready_for_confirmation and await enter_confirming(deps.redis, phase_key):
+            text, kind, phase = logic.confirmation_summary(event.notes, deps.catalogue), "confirmation", Phase.CONFIRMING
+        else:
+            text, kind, phase = await question(event, deps), "question", Phase.GATHERING
+        await reply(event, deps, text, kind, phase)
+
+
+async def on_reply_classified(event: ReplyClassified, deps: Deps = Context()) -> None:
+    """Answer a confirmation reply the classifier could not read, or acknowledge a yes."""
+    if event.verdict == "amend":
+        return
+    async with claim(deps.redis, "conversation", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
+        if event.verdict == "confirmed":
+            await reply(event, deps, logic.CONFIRMED, "summary", Phase.PLANNING)
+        else:
+            await reply(event, deps, logic.CLARIFY, "clarify", Phase.CONFIRMING)
+
+
+async def enter_confirming(redis: Redis, phase_key: str) -> bool:
+    """Move gathering to confirming; also true when a redelivery finds it already moved."""
+    return await compare_and_set(redis, phase_key, Phase.CONFIRMING, [Phase.GATHERING]) or await redis.get(phase_key) == Phase.CONFIRMING
+
+
+async def question(event: NotesUpdated, deps: Deps) -> str:
+    """The model phrases the next question from the hints; code keeps a fallback."""
+    guidance = "; ".join(event.notes.hints) or "ask if anything else is needed"
+    messages = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": f"User said: {event.context.user_text[:400]}\nGuidance: {guidance}"},
+    ]
+    fallback = {"text": logic.fallback_question(event.notes)}
+    result = await deps.model.structured("conversation", messages, REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=80)
+    text = str(result.data.get("text", ""))
+    return text if logic.acceptable_question(text) else fallback["text"]
+
+
+async def reply(cause, deps: Deps, text: str, kind: str, phase: Phase) -> None:
+    """Publish the reply the gateway streams to the user."""
+    out = ReplyGenerated.caused_by(cause, text=text, reply_kind=kind, phase=phase)
+    await deps.replies.publish(out, key=out.key())

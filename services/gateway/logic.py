@@ -1,0 +1,49 @@
+"""Gateway rules: input limits, ids, Server-Sent Events framing. Pure, no I/O."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+
+from schemas.turn import MAX_MESSAGE_CHARS
+
+MAX_MESSAGE_BYTES = 8 * 1024
+STREAM_ID = re.compile(r"^\d+-\d+$")
+
+
+class BadInput(ValueError):
+    """The request is well-formed HTTP but its content is not acceptable."""
+
+
+def validate_message(text: str) -> str:
+    """The message to forward: non-empty after trimming, at most 8 KB of UTF-8."""
+    stripped = text.strip()
+    if not stripped:
+        raise BadInput("message text is empty")
+    size = len(stripped.encode())
+    if size > MAX_MESSAGE_BYTES or len(stripped) > MAX_MESSAGE_CHARS:
+        raise BadInput(f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
+    return stripped
+
+
+def new_session_id() -> str:
+    """An unguessable session id that fits the envelope's pattern."""
+    return secrets.token_hex(12)
+
+
+def new_turn_id() -> str:
+    """A turn id, unique within its session."""
+    return "t-" + secrets.token_hex(8)
+
+
+def sse_frame(event_id: str, event_type: str, data: dict) -> str:
+    """One Server-Sent Event; the id lets a reconnecting client resume after it."""
+    return f"id: {event_id}\nevent: {event_type}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def resume_point(last_event_id: str | None) -> str:
+    """Where to start reading the session's event stream: after the client's last id."""
+    if last_event_id and STREAM_ID.match(last_event_id.strip()):
+        return last_event_id.strip()
+    return "0-0"

@@ -1,0 +1,67 @@
+"""Gateway service: HTTP API plus the consumer that feeds each session's event stream."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from prometheus_client import REGISTRY, make_asgi_app
+
+from schemas.topics import REPLY_GENERATED, TURN_RECEIVED
+from schemas.turn import TurnReceived
+from services.gateway import handlers, routes
+from services.gateway.store import SessionStore
+from shared.app import serve
+from shared.bus import consumer_options, make_broker
+from shared.redis import make_redis
+from shared.settings import InfraSettings
+
+
+class Settings(InfraSettings):
+    """Gateway settings; api_keys maps a bearer key to its tenant (empty: open access)."""
+
+    api_keys: dict[str, str] = {}
+
+
+settings = Settings()
+broker = make_broker(settings, client_id="gateway")
+turns = broker.publisher(TURN_RECEIVED.name, schema=TurnReceived, description="A user message accepted by the gateway.")
+outbound = consumer_options(settings, "gateway.outbound")
+broker.subscriber(REPLY_GENERATED.name, **outbound)(handlers.on_reply_generated)
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI):
+    """Connect Redis and the broker; the consumers share one group across replicas."""
+    redis = make_redis(settings.redis_url)
+    app.state.store, app.state.turns, app.state.api_keys = SessionStore(redis, settings.session_ttl_s), turns, settings.api_keys
+    broker.context.set_global("store", app.state.store)
+    await broker.start()
+    yield
+    await broker.stop()
+    await redis.aclose()
+
+
+app = FastAPI(title="planwire gateway", version="1.0.0", lifespan=lifespan)
+app.include_router(routes.router)
+app.mount("/metrics", make_asgi_app(REGISTRY))
+
+
+@app.get("/health", include_in_schema=False)
+async def health() -> Response:
+    """204 while the broker answers, 503 otherwise."""
+    return Response(status_code=204 if await broker.ping(timeout=5.0) else 503)
+
+
+@app.exception_handler(RequestValidationError)
+async def invalid_request(_request, exc: RequestValidationError) -> JSONResponse:
+    """Bad HTTP input: a 422 with a readable message, not a stack trace."""
+    first = exc.errors()[0] if exc.errors() else {}
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    return JSONResponse({"detail": f"{where}: {first.get('msg', 'invalid request')}"}, status_code=422)
+
+
+if __name__ == "__main__":
+    serve(app, settings)

@@ -1,0 +1,94 @@
+"""The HTTP API: sessions, messages, the event stream. Thin: rules live in logic.py."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from fastapi import APIRouter, Depends, Header, HTTPException, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field
+
+from schemas.turn import Phase, TurnReceived
+from services.gateway import logic
+from services.gateway.store import SessionStore
+
+router = APIRouter(prefix="/v1")
+KEEPALIVE_MS = 15_000
+OPEN_PHASES = {Phase.GATHERING, Phase.CONFIRMING}
+
+
+class MessageIn(BaseModel):
+    """A user message."""
+
+    text: str = Field(max_length=logic.MAX_MESSAGE_BYTES * 4, description="What the user says (up to 8 KB).")
+
+
+def store_of(request: Request) -> SessionStore:
+    return request.app.state.store
+
+
+def tenant_of(request: Request, authorization: str | None = Header(default=None)) -> str:
+    """The caller's tenant from its bearer key; open access when no keys are configured."""
+    keys: dict[str, str] = request.app.state.api_keys
+    if not keys:
+        return "public"
+    token = (authorization or "").removeprefix("Bearer ").strip()
+    if token not in keys:
+        raise HTTPException(401, "missing or unknown API key")
+    return keys[token]
+
+
+async def owned_session(session_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)) -> str:
+    """The session id if it exists and belongs to the caller; 404 otherwise (no existence leak)."""
+    if await store.tenant(session_id) != tenant:
+        raise HTTPException(404, f"no session {session_id}")
+    return session_id
+
+
+@router.post("/sessions", status_code=201)
+async def create_session(tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)) -> dict:
+    """Start a conversation."""
+    session_id = logic.new_session_id()
+    await store.create(session_id, tenant)
+    return {"session_id": session_id, "phase": Phase.GATHERING}
+
+
+@router.post("/sessions/{session_id}/messages", status_code=202)
+async def post_message(body: MessageIn, request: Request, session_id: str = Depends(owned_session)) -> dict:
+    """Accept a user message; the reply arrives on the event stream."""
+    try:
+        text = logic.validate_message(body.text)
+    except logic.BadInput as exc:
+        raise HTTPException(422, str(exc)) from exc
+    phase = await store_of(request).phase(session_id)
+    if phase not in OPEN_PHASES:
+        raise HTTPException(409, f"the session is {phase}; it takes messages only while gathering or confirming")
+    event = TurnReceived(session_id=session_id, turn_id=logic.new_turn_id(), text=text)
+    await request.app.state.turns.publish(event, key=event.key())
+    return {"turn_id": event.turn_id, "event_id": str(event.event_id)}
+
+
+@router.get("/sessions/{session_id}")
+async def get_session(request: Request, session_id: str = Depends(owned_session)) -> dict:
+    """Phase, notes, transcript and (once saved) the workflow id."""
+    return await store_of(request).view(session_id)
+
+
+@router.get("/sessions/{session_id}/events")
+async def stream_events(request: Request, session_id: str = Depends(owned_session), last_event_id: str | None = Header(default=None)) -> StreamingResponse:
+    """Server-Sent Events of replies and progress; resumes after Last-Event-ID."""
+    after = logic.resume_point(last_event_id or request.query_params.get("after"))
+    frames = sse_frames(request, store_of(request), session_id, after)
+    return StreamingResponse(frames, media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+async def sse_frames(request: Request, store: SessionStore, session_id: str, after: str) -> AsyncIterator[str]:
+    """Read the session's stream until the client goes away; comments keep proxies open."""
+    yield ": connected\n\n"
+    while not await request.is_disconnected():
+        events = await store.read_outbound(session_id, after, KEEPALIVE_MS)
+        if not events:
+            yield ": keep-alive\n\n"
+        for entry_id, event_type, data in events:
+            after = entry_id
+            yield logic.sse_frame(entry_id, event_type, data)

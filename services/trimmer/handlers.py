@@ -1,0 +1,43 @@
+"""Trimmer handlers: thin glue between events, the transcript store and the trim rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from faststream import Context
+from faststream.kafka.publisher import DefaultPublisher
+from redis.asyncio import Redis
+
+from schemas.turn import ChatMessage, ContextTrimmed, ReplyGenerated, TurnReceived
+from services.trimmer import logic
+from services.trimmer.store import TranscriptStore
+from shared.idempotency import claim
+
+
+@dataclass
+class Deps:
+    """What the handlers need, built once in main.py."""
+
+    redis: Redis
+    store: TranscriptStore
+    trimmed: DefaultPublisher
+    budget_tokens: int
+    dedupe_ttl_s: int
+
+
+async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
+    """Append the user's message, trim the history to whole change units, pass it on."""
+    async with claim(deps.redis, "trimmer", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
+        message = ChatMessage(role="user", text=event.text, turn_id=event.turn_id or "")
+        await deps.store.append(event.session_id, f"user:{event.turn_id}", message)
+        history = await deps.store.read(event.session_id)
+        kept, dropped = logic.trim(history, deps.budget_tokens)
+        phase = await deps.store.phase(event.session_id)
+        out = ContextTrimmed.caused_by(event, user_text=event.text, messages=kept, dropped_units=dropped, phase=phase)
+        await deps.trimmed.publish(out, key=out.key())
+
+
+async def on_reply_generated(event: ReplyGenerated, deps: Deps = Context()) -> None:
+    """Record the assistant's reply, closing the current change unit."""
+    message = ChatMessage(role="assistant", text=event.text, turn_id=event.turn_id or "")
+    await deps.store.append(event.session_id, f"assistant:{event.event_id}", message)

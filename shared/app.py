@@ -1,0 +1,33 @@
+"""The ASGI shell every Kafka-driven service runs in: `/health`, `/metrics`, AsyncAPI."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import uvicorn
+from faststream.asgi import AsgiFastStream, make_ping_asgi
+from faststream.kafka import KafkaBroker
+from faststream.specification import AsyncAPI
+from prometheus_client import REGISTRY, make_asgi_app
+
+from shared.settings import InfraSettings
+
+
+def build_app(broker: KafkaBroker, *, title: str, description: str, lifespan: Any = None) -> AsgiFastStream:
+    """The service as an ASGI app; `/health` answers 204 only while the broker is reachable."""
+    return AsgiFastStream(
+        broker,
+        asgi_routes=[
+            ("/metrics", make_asgi_app(REGISTRY)),
+            ("/health", make_ping_asgi(broker, timeout=5.0)),
+        ],
+        lifespan=lifespan,
+        specification=AsyncAPI(title=title, description=description, version="1.0.0"),
+    )
+
+
+def serve(app: Any, settings: InfraSettings) -> None:
+    """Run an ASGI app under uvicorn until SIGTERM or Ctrl-C."""
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    uvicorn.run(app, host=settings.http_host, port=settings.http_port, log_level="warning", lifespan="on")

@@ -1,0 +1,62 @@
+"""Kafka wiring shared by every service: broker, consumer options, topic creation."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import TopicAlreadyExistsError
+from faststream.kafka import KafkaBroker
+from faststream.kafka.prometheus import KafkaPrometheusMiddleware
+from faststream.middlewares import AckPolicy
+from prometheus_client import REGISTRY
+
+from shared.deadletter import DeadLetterMiddleware
+from shared.settings import InfraSettings
+
+log = logging.getLogger("planwire.bus")
+
+
+def make_broker(settings: InfraSettings, *, client_id: str) -> KafkaBroker:
+    """A broker with dead-lettering and Prometheus metrics on every subscriber.
+
+    Idempotent producers fail on the embedded broker and buy nothing here: exactly-once
+    effects come from idempotent handlers.
+    """
+    return KafkaBroker(
+        settings.kafka_bootstrap,
+        client_id=client_id,
+        enable_idempotence=False,
+        middlewares=[
+            KafkaPrometheusMiddleware(registry=REGISTRY, app_name=client_id),
+            DeadLetterMiddleware.factory(max_bytes=settings.max_message_bytes, attempts=settings.handler_attempts),
+        ],
+    )
+
+
+def consumer_options(settings: InfraSettings, group_id: str) -> dict[str, Any]:
+    """Subscriber options: a consumer group, commit after processing, a tunable fetch wait."""
+    return {
+        "group_id": group_id,
+        "ack_policy": AckPolicy.ACK,
+        "fetch_max_wait_ms": settings.fetch_max_wait_ms,
+        "auto_offset_reset": "earliest",
+    }
+
+
+async def ensure_topics(bootstrap: str, topics: list[tuple[str, int]]) -> list[str]:
+    """Create the topics that do not exist yet; returns the names it created."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        missing = [NewTopic(name, parts, 1) for name, parts in topics if name not in existing]
+        if missing:
+            try:
+                await admin.create_topics(missing)
+            except TopicAlreadyExistsError:
+                log.info("another process created some topics first")
+        return [t.name for t in missing]
+    finally:
+        await admin.close()

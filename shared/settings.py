@@ -1,0 +1,25 @@
+"""Infrastructure settings every service reads from `PLANWIRE_*` environment variables."""
+
+from __future__ import annotations
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class InfraSettings(BaseSettings):
+    """Where the broker and Redis are, how to consume, where to serve HTTP."""
+
+    model_config = SettingsConfigDict(env_prefix="PLANWIRE_", extra="ignore")
+
+    kafka_bootstrap: str = "127.0.0.1:9092"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    # Tansu does not wake long polls on new data: latency tracks this wait, so the
+    # embedded stack sets it to a few milliseconds; a real Kafka can keep the default.
+    fetch_max_wait_ms: int = 500
+    partitions: int = 4
+    max_message_bytes: int = 256 * 1024
+    handler_attempts: int = 3
+    http_host: str = "127.0.0.1"
+    http_port: int = 8000
+    dedupe_ttl_s: int = 7 * 24 * 3600
+    session_ttl_s: int = 30 * 24 * 3600
+    log_level: str = "INFO"

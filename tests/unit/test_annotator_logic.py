@@ -1,0 +1,84 @@
+"""The annotator's code guarantees: accumulation, forcing functions, the confidence cap."""
+
+from __future__ import annotations
+
+from functools import reduce
+
+import pytest
+
+from catalogue import load_catalogue
+from schemas.turn import Notes
+from services.annotator.logic import ModelView, fold
+
+CATALOGUE = load_catalogue()
+THRESHOLD = 0.8
+SILENT = ModelView()
+
+
+def play(turns: list[str], views: list[ModelView] | None = None) -> Notes:
+    views = views or [SILENT] * len(turns)
+    step = lambda notes, pair: fold(notes, pair[0], pair[1], CATALOGUE, THRESHOLD, None).notes  # noqa: E731
+    return reduce(step, zip(turns, views), Notes())
+
+
+def items(notes: Notes) -> set[str]:
+    return set(notes.mentioned_integrations) | set(notes.mentioned_tools)
+
+
+def test_items_accumulate_across_turns_that_do_not_repeat_them():
+    notes = play(["Watch my Gmail for invoices.", "Use euros as the currency.", "Post them to Slack."])
+    assert {"gmail", "slack"} <= items(notes)
+    assert notes.version == 3
+
+
+def test_a_model_that_forgets_an_item_cannot_drop_it():
+    forgetful = ModelView(summary="Only Slack.", integrations=("slack",), confidence=0.9)
+    notes = play(["Watch my Gmail.", "Post to Slack."], [SILENT, forgetful])
+    assert "gmail" in items(notes)
+
+
+def test_explicit_removal_drops_and_a_re_mention_brings_back():
+    removed = play(["Save contracts from Outlook to Dropbox.", "Hmm, no, not Dropbox."])
+    back = play(["Save contracts from Outlook to Dropbox.", "Hmm, no, not Dropbox.", "Use Dropbox after all."])
+    assert "dropbox" not in items(removed) and "dropbox" in removed.removed
+    assert "dropbox" in items(back) and "dropbox" not in back.removed
+
+
+def test_matcher_findings_are_merged_whatever_the_model_said():
+    blind = ModelView(integrations=(), tools=(), confidence=0.1)
+    notes = play(["Post a digest to Discord every Monday."], [blind])
+    assert {"discord", "scheduler"} <= items(notes)
+
+
+@pytest.mark.parametrize(("reported", "rule"), [("hubspott", "model_id_not_in_catalogue"), ("jira", "model_id_not_in_user_words")])
+def test_model_ids_outside_the_catalogue_or_the_users_words_are_dropped(reported, rule):
+    view = ModelView(integrations=(reported,))
+    folded = fold(Notes(), "Post new GitHub releases to Discord.", view, CATALOGUE, THRESHOLD, None)
+    assert reported not in items(folded.notes)
+    assert rule in folded.overrides
+
+
+def test_model_removal_needs_the_users_words_as_evidence():
+    start = play(["Watch Gmail and post to Slack."])
+    invented = fold(start, "Make it shorter.", ModelView(removals=(("slack", "drop slack"),)), CATALOGUE, THRESHOLD, None)
+    quoted = fold(start, "Slack is out, sorry.", ModelView(removals=(("slack", "Slack is out"),)), CATALOGUE, THRESHOLD, None)
+    assert "slack" in items(invented.notes)
+    assert "slack" not in items(quoted.notes)
+
+
+def test_no_confirmation_without_a_trigger_or_source_and_an_action():
+    eager = ModelView(confidence=1.0)
+    only_tool = fold(Notes(), "Summarize things. That's everything.", eager, CATALOGUE, THRESHOLD, None)
+    assert not only_tool.ready_for_confirmation and only_tool.notes.confidence_score <= 0.5
+
+
+def test_confirmation_waits_for_the_user_to_say_they_are_done():
+    notes = play(["Watch my Gmail and post each invoice to Slack."])
+    assert notes.confidence_score < THRESHOLD
+    done = fold(notes, "That's everything.", SILENT, CATALOGUE, THRESHOLD, None)
+    assert done.ready_for_confirmation and done.notes.confidence_score >= THRESHOLD
+
+
+def test_hints_ask_for_what_is_structurally_missing():
+    notes = play(["Summarize the changelog."])
+    assert any("starts" in h for h in notes.hints) and any("results" in h for h in notes.hints)
