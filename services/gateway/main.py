@@ -12,6 +12,7 @@ from prometheus_client import REGISTRY, make_asgi_app
 from schemas.topics import REPLY_GENERATED, TURN_RECEIVED
 from schemas.turn import TurnReceived
 from services.gateway import handlers, routes
+from services.gateway.metrics import phase_sampler
 from services.gateway.store import SessionStore
 from shared.app import serve
 from shared.bus import consumer_options, make_broker
@@ -23,6 +24,7 @@ class Settings(InfraSettings):
     """Gateway settings; api_keys maps a bearer key to its tenant (empty: open access)."""
 
     api_keys: dict[str, str] = {}
+    phase_sample_s: float = 15.0
 
 
 settings = Settings()
@@ -39,7 +41,8 @@ async def lifespan(app: FastAPI):
     app.state.store, app.state.turns, app.state.api_keys = SessionStore(redis, settings.session_ttl_s), turns, settings.api_keys
     broker.context.set_global("store", app.state.store)
     await broker.start()
-    yield
+    async with phase_sampler(redis, settings.phase_sample_s):
+        yield
     await broker.stop()
     await redis.aclose()
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from schemas.turn import Phase, TurnReceived
 from services.gateway import logic
+from services.gateway.metrics import SESSIONS_CREATED, TURNS
 from services.gateway.store import SessionStore
 
 router = APIRouter(prefix="/v1")
@@ -50,6 +51,7 @@ async def create_session(tenant: str = Depends(tenant_of), store: SessionStore =
     """Start a conversation."""
     session_id = logic.new_session_id()
     await store.create(session_id, tenant)
+    SESSIONS_CREATED.inc()
     return {"session_id": session_id, "phase": Phase.GATHERING}
 
 
@@ -65,6 +67,7 @@ async def post_message(body: MessageIn, request: Request, session_id: str = Depe
         raise HTTPException(409, f"the session is {phase}; it takes messages only while gathering or confirming")
     event = TurnReceived(session_id=session_id, turn_id=logic.new_turn_id(), text=text)
     await request.app.state.turns.publish(event, key=event.key())
+    TURNS.inc()
     return {"turn_id": event.turn_id, "event_id": str(event.event_id)}
 
 

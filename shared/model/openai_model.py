@@ -1,0 +1,159 @@
+"""The OpenAI-compatible backend: structured output with bounded retries and one repair."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import openai
+
+from shared.model.metrics import ATTEMPT_FAILURES, REPAIRS, RETRIES, record_call
+from shared.model.output import InvalidOutput, parse_reply, repair_turns
+from shared.model.port import ModelResult
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Call:
+    """The state of one structured call across its attempts."""
+
+    role: str
+    messages: list[dict]
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    failures: int = 0
+    repairing: bool = False
+    started: float = field(default_factory=time.perf_counter)
+
+
+class OpenAIModel:
+    """Any server speaking OpenAI chat completions (OpenAI, vLLM, Ollama, llama.cpp).
+
+    Transport failures are retried with exponential backoff; invalid output gets exactly one
+    repair turn; after `max_attempts` failures in total the caller's fallback answers.
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        base_url: str | None,
+        model: str,
+        api_key: str,
+        timeout_s: float,
+        max_attempts: int = 2,
+        backoff_s: float = 0.2,
+        max_backoff_s: float = 2.0,
+    ) -> None:
+        self.model = model
+        self.max_attempts = max_attempts
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        # The client's own retries are off so that every retry is ours, bounded and counted.
+        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
+
+    async def structured(
+        self,
+        role: str,
+        messages: list[dict],
+        schema: dict,
+        *,
+        fallback: Callable[[], dict],
+        max_tokens: int = 256,
+        validate: Callable[[dict], None] | None = None,
+    ) -> ModelResult:
+        """Ask the model for an object matching `schema`; fall back after repeated failure."""
+        call = _Call(role, list(messages))
+        data = await self._attempts(call, schema, max_tokens, validate)
+        outcome = "fallback" if data is None else ("repaired" if call.repairing else "ok")
+        if call.repairing:
+            REPAIRS.labels(role, "success" if data is not None else "failure").inc()
+        if data is None:
+            data = fallback()
+        latency = time.perf_counter() - call.started
+        record_call(role, outcome, latency, call.prompt_tokens, call.completion_tokens)
+        return ModelResult(data, outcome, call.prompt_tokens, call.completion_tokens, latency)
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
+        await self._client.close()
+
+    async def _attempts(self, call: _Call, schema: dict, max_tokens: int, validate) -> dict | None:
+        """Run attempts until one is valid (the object) or the budget is spent (None)."""
+        while call.failures < self.max_attempts:
+            try:
+                text = await self._request(call, schema, max_tokens)
+            except openai.OpenAIError as exc:
+                if not self._note_transport_failure(call, exc):
+                    return None
+                await asyncio.sleep(self._backoff(call.failures))
+                continue
+            try:
+                return parse_reply(text, schema, validate)
+            except InvalidOutput as exc:
+                if not self._note_invalid(call, text, exc):
+                    return None
+        return None
+
+    async def _request(self, call: _Call, schema: dict, max_tokens: int) -> str | None:
+        response = await self._client.chat.completions.create(
+            model=self.model,
+            messages=call.messages,
+            temperature=0,
+            max_tokens=max_tokens,
+            response_format={
+                "type": "json_schema",
+                "json_schema": {"name": _schema_name(call.role), "schema": schema, "strict": True},
+            },
+        )
+        if response.usage is not None:
+            call.prompt_tokens += response.usage.prompt_tokens or 0
+            call.completion_tokens += response.usage.completion_tokens or 0
+        return response.choices[0].message.content if response.choices else None
+
+    def _note_transport_failure(self, call: _Call, exc: openai.OpenAIError) -> bool:
+        """Count a transport failure; True when another attempt is allowed."""
+        reason, retryable = _classify(exc)
+        call.failures += 1
+        ATTEMPT_FAILURES.labels(call.role, reason).inc()
+        log.warning("model call %s failed (%s): %s", call.role, reason, exc)
+        if retryable and call.failures < self.max_attempts:
+            RETRIES.labels(call.role).inc()
+            return True
+        return False
+
+    def _note_invalid(self, call: _Call, text: str | None, exc: InvalidOutput) -> bool:
+        """Count invalid output; True when a repair turn was added to the conversation."""
+        call.failures += 1
+        ATTEMPT_FAILURES.labels(call.role, exc.reason).inc()
+        log.warning("model call %s returned invalid output (%s): %s", call.role, exc.reason, exc)
+        if call.repairing or call.failures >= self.max_attempts:
+            return False
+        call.repairing = True
+        call.messages = call.messages + repair_turns(text, str(exc))
+        return True
+
+    def _backoff(self, failures: int) -> float:
+        return min(self.backoff_s * 2 ** (failures - 1), self.max_backoff_s)
+
+
+def _classify(exc: openai.OpenAIError) -> tuple[str, bool]:
+    """Map a client error to (reason, retryable)."""
+    if isinstance(exc, openai.APITimeoutError):
+        return "timeout", True
+    if isinstance(exc, openai.APIConnectionError):
+        return "http_error", True
+    if isinstance(exc, openai.APIStatusError):
+        # Other 4xx (bad request, auth) will fail the same way again: do not spend a retry.
+        return "http_error", exc.status_code in (408, 409, 429) or exc.status_code >= 500
+    return "http_error", False
+
+
+def _schema_name(role: str) -> str:
+    # OpenAI accepts only [A-Za-z0-9_-]{1,64} as a schema name.
+    return re.sub(r"[^A-Za-z0-9_-]", "_", role)[:64] or "output"

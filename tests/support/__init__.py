@@ -1,0 +1,1 @@
+"""Test helpers: fakes and fixtures shared across test packages."""
