@@ -16,6 +16,7 @@ from shared.cas import compare_and_set
 from shared.idempotency import claim
 from shared.metrics import record_overrides
 from shared.model import ModelPort
+from shared.model.usage import record_usage
 from shared.redis import session_key
 
 SCHEMA = {
@@ -50,7 +51,7 @@ async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> N
         return
     async with claim(deps.redis, "classifier", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
         notes = await read_notes(deps.redis, event.session_id)
-        proposed = await propose(event.user_text, deps)
+        proposed = await propose(event, deps)
         verdict, rule = logic.override(event.user_text, notes, deps.catalogue, proposed)
         record_overrides("classifier", [rule] if rule else [])
         if verdict in NEXT_PHASE:
@@ -62,12 +63,14 @@ async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> N
             await deps.confirmed.publish(done, key=done.key())
 
 
-async def propose(text: str, deps: Deps) -> str:
+async def propose(event: ContextTrimmed, deps: Deps) -> str:
     """The model's verdict, or the rule's when the model is not available."""
+    text = event.user_text
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text[:600]}]
     result = await deps.model.structured(
         "classifier", messages, SCHEMA, fallback=lambda: {"verdict": logic.heuristic_verdict(text)}, max_tokens=20
     )
+    await record_usage(deps.redis, event.session_id, result)
     return str(result.data.get("verdict", ""))
 
 

@@ -55,6 +55,7 @@ class SessionStore:
             "transcript": [ChatMessage.model_validate_json(m).model_dump() for m in transcript],
             "workflow_id": workflow,
             "failure": await self.redis.get(session_key(session_id, "failure")),
+            "usage": {k: int(v) for k, v in (await self.redis.hgetall(session_key(session_id, "usage"))).items()},
         }
 
     async def _read_all(self, session_id: str) -> list:

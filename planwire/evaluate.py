@@ -1,0 +1,148 @@
+"""`planwire eval`: play scripted conversations and score the compiled plans.
+
+The contract is ../shared/eval/FORMAT.md: one line per case, a last line
+`eval: P/N passed, recall R, forbidden F, prompt_tokens T`, an optional JSON report, and
+exit status 0 only when every case passed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from planwire.client import SessionClient
+
+NUDGE = "That's everything I need. Please confirm what you will build."
+MAX_NUDGES = 2
+FINAL_EVENTS = {"workflow_completed", "workflow_failed"}
+
+
+@dataclass
+class Case:
+    """One scripted conversation and what its plan must (not) contain."""
+
+    id: str
+    turns: list[str]
+    confirm: str
+    expected: list[str]
+    absent: list[str]
+
+
+@dataclass
+class CaseResult:
+    """How one case went, as the report records it."""
+
+    id: str
+    passed: bool
+    missing: list[str] = field(default_factory=list)
+    forbidden: list[str] = field(default_factory=list)
+    turns: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    plan: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def load_cases(paths: list[Path]) -> list[Case]:
+    """Case files, and every `*.json` in the given folders, in name order."""
+    files = [f for p in paths for f in (sorted(p.glob("*.json")) if p.is_dir() else [p])]
+    return [case_from(json.loads(f.read_text())) for f in files]
+
+
+def case_from(raw: dict) -> Case:
+    """A Case from the FORMAT.md JSON."""
+    expect = raw["expect"]
+    return Case(raw["id"], raw["turns"], raw["confirm"], expect["integrations"] + expect["tools"], expect.get("absent", []))
+
+
+def score(case: Case, plan: list[str]) -> tuple[list[str], list[str]]:
+    """Expected ids missing from the plan, and absent ids present in it."""
+    return [i for i in case.expected if i not in plan], [i for i in case.absent if i in plan]
+
+
+async def run_case(case: Case, gateway_url: str, timeout_s: float) -> CaseResult:
+    """Play a case through the gateway; never raises, a failure is a failed result."""
+    started, result = time.monotonic(), CaseResult(case.id, passed=False)
+    try:
+        async with SessionClient(gateway_url, timeout_s=timeout_s) as session:
+            result.turns = await converse(session, case)
+            final = await session.wait_for(lambda e: e.type in FINAL_EVENTS)
+            state = await session.state()
+        result.plan = next((e.data["specialists"] for e in session.seen if e.type == "plan"), [])
+        result.missing, result.forbidden = score(case, result.plan)
+        result.passed = final.type == "workflow_completed" and not result.missing and not result.forbidden
+        result.error = None if final.type == "workflow_completed" else final.data.get("reason")
+        usage = state.get("usage", {})
+        result.prompt_tokens, result.completion_tokens = usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)
+    except Exception as exc:  # noqa: BLE001 - one broken case must not stop the run
+        result.error = f"{type(exc).__name__}: {exc}"
+    result.seconds = round(time.monotonic() - started, 2)
+    return result
+
+
+async def converse(session: SessionClient, case: Case) -> int:
+    """The turns, the nudges FORMAT.md allows, then the confirmation; returns turns sent."""
+    for text in case.turns:
+        await session.say(text)
+    sent = len(case.turns)
+    for _ in range(MAX_NUDGES):
+        if (await session.state())["phase"] == "confirming":
+            break
+        await session.say(NUDGE)
+        sent += 1
+    if (await session.state())["phase"] != "confirming":
+        raise RuntimeError("the session never reached confirming")
+    await session.say(case.confirm)
+    return sent + 1
+
+
+def summarize(results: list[CaseResult], cases: list[Case], model: str) -> dict:
+    """The report's summary block."""
+    expected = sum(len(c.expected) for c in cases)
+    found = sum(len(c.expected) - len(r.missing) for c, r in zip(cases, results))
+    return {
+        "cases": len(results),
+        "passed": sum(r.passed for r in results),
+        "recall": round(found / expected, 2) if expected else 1.0,
+        "forbidden": sum(len(r.forbidden) for r in results),
+        "prompt_tokens": sum(r.prompt_tokens for r in results),
+        "completion_tokens": sum(r.completion_tokens for r in results),
+        "model": model,
+    }
+
+
+def case_line(result: CaseResult) -> str:
+    """One printed line per case."""
+    status = "PASS" if result.passed else "FAIL"
+    detail = f"missing={result.missing} forbidden={result.forbidden}" + (f" error={result.error}" if result.error else "")
+    return f"{status} {result.id} ({result.turns} turns, {result.seconds}s) plan={result.plan} {detail}"
+
+
+def last_line(summary: dict) -> str:
+    """The closing line FORMAT.md specifies."""
+    return (
+        f"eval: {summary['passed']}/{summary['cases']} passed, recall {summary['recall']:.2f}, "
+        f"forbidden {summary['forbidden']}, prompt_tokens {summary['prompt_tokens']}"
+    )
+
+
+def report(results: list[CaseResult], summary: dict) -> str:
+    """The `--report` JSON."""
+    cases = [{k: v for k, v in asdict(r).items() if k != "error" or v} for r in results]
+    return json.dumps({"cases": cases, "summary": summary}, indent=2)
+
+
+async def evaluate(cases: list[Case], gateway_url: str, *, timeout_s: float, concurrency: int) -> list[CaseResult]:
+    """Run every case, a few at a time (each is its own session, so they do not interfere)."""
+    import asyncio
+
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(case: Case) -> CaseResult:
+        async with gate:
+            return await run_case(case, gateway_url, timeout_s)
+
+    return list(await asyncio.gather(*(one(c) for c in cases)))
