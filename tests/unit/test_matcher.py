@@ -1,0 +1,255 @@
+"""The code-owned reading of user messages: mentions, removals, evidence."""
+
+from __future__ import annotations
+
+import json
+from functools import reduce
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from catalogue import MatchResult, detect, evidence, find_mentions, load_catalogue
+
+CATALOGUE = load_catalogue()
+CASES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "eval" / "cases"
+
+MENTIONS: list[tuple[str, set[str]]] = [
+    ("Watch my Gmail and post each invoice to Slack.", {"gmail", "slack"}),
+    ("Forward it from Google Mail to MS Teams.", {"gmail", "microsoft_teams"}),
+    ("Notify the channel in Microsoft Teams.", {"microsoft_teams"}),
+    ("Post it in the microsoft-teams channel.", {"microsoft_teams"}),
+    ("Our Hotmail and Office 365 mail inboxes.", {"outlook"}),
+    ("Invoices arrive as PDF attachments.", {"pdf_parser"}),
+    ("Pull the totals out of the PDFs.", {"pdf_parser"}),
+    ("Translate the findings into German.", {"translator"}),
+    ("Everything should be translated into French.", {"translator"}),
+    ("Add a translation step.", {"translator"}),
+    ("Summarize the changelog.", {"text_summarizer"}),
+    ("Summarise each thread.", {"text_summarizer"}),
+    ("A summarized version goes to Discord.", {"text_summarizer", "discord"}),
+    ("Send a summary of each ticket to Slack.", {"text_summarizer", "slack"}),
+    ("Post a digest to Discord.", {"text_summarizer", "discord"}),
+    ("Attach the changelog summary.", {"text_summarizer"}),
+    ("If the backup fails, send me a text message through Twilio.", {"twilio_sms"}),
+    ("Send text messages to the on-call phone.", {"twilio_sms"}),
+    ("Send an SMS.", {"twilio_sms"}),
+    ("Append a row to a Google Sheets spreadsheet.", {"google_sheets"}),
+    ("Use the google-sheet called Leads.", {"google_sheets"}),
+    ("Back up our PostgreSQL database to AWS S3.", {"postgres", "s3"}),
+    ("Read from MySQL, call their REST API, then an HTTP request to ours.", {"mysql", "http_request"}),
+    ("Search the web, then use a calculator.", {"web_search", "calculator"}),
+    ("OCR the scanned receipts.", {"ocr"}),
+    ("Check new Zendesk tickets for sentiment.", {"zendesk", "sentiment"}),
+    ("Watch the RSS feed and our webhook.", {"rss", "webhook"}),
+    ("Sync Stripe payments to QuickBooks and Shopify orders to HubSpot.", {"stripe", "quickbooks", "shopify", "hubspot"}),
+    ("Put it on the Trello board, the Asana project and in Notion and Airtable.", {"trello", "asana", "notion", "airtable"}),
+    ("Mirror GitHub and GitLab issues to Jira.", {"github", "gitlab", "jira"}),
+    ("Save to Google Drive or Dropbox, add a Google Calendar event.", {"google_drive", "dropbox", "google_calendar"}),
+    ("Message us on Telegram, WhatsApp and Discord.", {"telegram", "whatsapp", "discord"}),
+    ("New Salesforce deals and Intercom conversations.", {"salesforce", "intercom"}),
+]
+LINEAR: list[tuple[str, bool]] = [
+    ("Open a ticket in Linear.", True),
+    ("Send it to Linear.", True),
+    ("Create a Linear ticket for each bug.", True),
+    ("Linear issues for every failure.", True),
+    ("Track it in the linear project.", True),
+    ("Tracker: Linear", True),
+    ("It is a linear process.", False),
+    ("Linear growth is expected.", False),
+    ("Costs grow in a linear way.", False),
+]
+SCHEDULES = [
+    "every day", "every morning", "every night at 2am", "every week", "every weekday", "every Monday",
+    "every Sunday evening", "every hour", "every 15 minutes", "every five minutes", "every couple of hours",
+    "daily", "weekly", "hourly", "nightly", "monthly", "run it with cron", "cron: 0 9 * * 1",
+    "at 9am", "at 2am", "at 14:00", "at 9 a.m.", "at noon", "each morning", "every Monday morning",
+    "on Mondays", "Friday afternoons", "twice a day", "three times a week", "once a month",
+]
+NOT_SCHEDULES = [
+    "It should handle around two hundred items a month.",
+    "Only look at items from the last 30 days.",
+    "Timestamps in Berlin time, please.",
+    "Our fiscal year starts in April, if that matters.",
+    "Run it every time a new email arrives.",
+    "Save every signed contract.",
+    "If something fails, retry a couple of times before giving up.",
+    "Skip duplicates if the same item shows up twice.",
+    "Name the output after the month, like 2026-11.",
+    "Scores were 1 2 3 4 5.",
+]
+NOTHING = [
+    "Can you remind me what you have so far? Just the gist.",
+    "Can you summarize what you have so far?",
+    "Give me a summary of where we are.",
+    "Summarise the conversation so far, please.",
+    "Let me digest that.",
+    "No attachments larger than 10 MB.",
+    "Nothing confidential should leave the company.",
+    "Notify the team when it is done.",
+    "Yes, that's everything. Please build it.",
+    "The steams and lineups were great.",
+    "Skip duplicates if the same item shows up twice.",
+]
+# (text, mentioned, removed)
+REMOVALS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
+    ("Actually, drop Slack. We are moving to Microsoft Teams next month, post it there instead.", ("microsoft_teams",), ("slack",)),
+    ("Drop Slack and Trello.", (), ("slack", "trello")),
+    ("Drop Slack, Trello and Asana.", (), ("slack", "trello", "asana")),
+    ("Drop Slack and post to Teams.", ("microsoft_teams",), ("slack",)),
+    ("Remove Jira.", (), ("jira",)),
+    ("Forget about Trello.", (), ("trello",)),
+    ("Forget Trello.", (), ("trello",)),
+    ("Instead of Outlook use Gmail.", ("gmail",), ("outlook",)),
+    ("Use Gmail instead of Outlook.", ("gmail",), ("outlook",)),
+    ("Replace Slack with Microsoft Teams.", ("microsoft_teams",), ("slack",)),
+    ("Rather than Airtable, use Google Sheets.", ("google_sheets",), ("airtable",)),
+    ("Switch from Slack to Discord.", ("discord",), ("slack",)),
+    ("We don't need the SMS part any more.", (), ("twilio_sms",)),
+    ("We don't need Slack anymore.", (), ("slack",)),
+    ("We no longer use Trello.", (), ("trello",)),
+    ("Hmm, no, not Dropbox, we might not keep that account.", (), ("dropbox",)),
+    ("No SMS, please.", (), ("twilio_sms",)),
+    ("Post it to Teams, not to Slack.", ("microsoft_teams",), ("slack",)),
+    ("Do it without Dropbox.", (), ("dropbox",)),
+    ("Skip the PDF step.", (), ("pdf_parser",)),
+    ("Let's get rid of the Jira integration.", (), ("jira",)),
+    ("Twilio is no longer needed.", (), ("twilio_sms",)),
+    ("The SMS part is no longer needed.", (), ("twilio_sms",)),
+    ("Slack and Trello are no longer needed.", (), ("slack", "trello")),
+    ("Slack is out, sorry.", (), ("slack",)),
+    ("Don't post to Slack.", (), ("slack",)),
+    # Re-mentions: the last reference decides.
+    ("Okay I checked with IT: Dropbox stays, so use Dropbox after all.", ("dropbox",), ()),
+    ("Drop Dropbox. Actually no, keep Dropbox.", ("dropbox",), ()),
+    ("Keep Dropbox. Actually, drop Dropbox.", (), ("dropbox",)),
+    # Negations that are not removals of an item.
+    ("No, Slack is fine.", ("slack",), ()),
+    ("Don't drop Slack.", ("slack",), ()),
+    ("Don't forget Slack!", ("slack",), ()),
+    ("Why not Slack?", ("slack",), ()),
+    ("I'm not sure about Slack.", ("slack",), ()),
+    ("Not only Slack but also Teams.", ("slack", "microsoft_teams"), ()),
+    ("If the backup is not in S3 by 3am, alert me.", ("s3",), ()),
+    ("Drop a Slack message to the team.", ("slack",), ()),
+    ("Drop the PDF into Dropbox.", ("pdf_parser", "dropbox"), ()),
+    ("Skip Gmail messages from newsletters.", ("gmail",), ()),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), MENTIONS)
+def test_mentions(text: str, expected: set[str]):
+    result = detect(text, CATALOGUE)
+    assert set(result.mentioned) == expected and result.removed == ()
+
+
+@pytest.mark.parametrize(("text", "is_product"), LINEAR)
+def test_linear_only_as_a_product_name(text: str, is_product: bool):
+    assert ("linear" in detect(text, CATALOGUE).mentioned) is is_product
+
+
+@pytest.mark.parametrize("text", SCHEDULES)
+def test_explicit_schedules_mean_the_scheduler(text: str):
+    assert detect(text, CATALOGUE).mentioned == ("scheduler",)
+
+
+@pytest.mark.parametrize("text", NOT_SCHEDULES)
+def test_volumes_ranges_and_time_words_are_not_schedules(text: str):
+    assert "scheduler" not in find_mentions(text, CATALOGUE)
+
+
+@pytest.mark.parametrize("text", NOTHING)
+def test_requests_to_the_assistant_and_unrelated_negations_name_nothing(text: str):
+    assert detect(text, CATALOGUE) == MatchResult()
+
+
+@pytest.mark.parametrize(("text", "mentioned", "removed"), REMOVALS)
+def test_removals(text: str, mentioned: tuple[str, ...], removed: tuple[str, ...]):
+    assert detect(text, CATALOGUE) == MatchResult(mentioned=mentioned, removed=removed)
+
+
+@pytest.mark.parametrize(
+    ("text", "absent"),
+    [("Notify the team.", "microsoft_teams"), ("Steam engines.", "microsoft_teams"), ("Slackers.", "slack"), ("pdfx", "pdf_parser")],
+)
+def test_aliases_match_whole_words_only(text: str, absent: str):
+    assert absent not in find_mentions(text, CATALOGUE)
+
+
+def test_find_mentions_lists_every_referenced_id_in_order_of_first_appearance():
+    text = "Post to Slack from Gmail, drop Trello, and post to Slack again."
+    assert find_mentions(text, CATALOGUE) == ["slack", "gmail", "trello"]
+
+
+@pytest.mark.parametrize(
+    ("item", "text", "phrase"),
+    [
+        ("slack", "Post it to Slack.", "Slack"),
+        ("microsoft_teams", "Use MS Teams.", "MS Teams"),
+        ("slack", "Slack is out", "Slack"),
+        ("scheduler", "Run it every Monday morning.", "every Monday morning"),
+        ("jira", "Post new GitHub releases to Discord.", None),
+        ("linear", "It is a linear process.", None),
+        ("text_summarizer", "Can you summarize what you have so far?", None),
+        ("not_in_catalogue", "Post it to Slack.", None),
+    ],
+)
+def test_evidence_is_the_users_phrase_or_none(item: str, text: str, phrase: str | None):
+    assert evidence(item, text, CATALOGUE) == phrase
+
+
+def fold_turns(turns: list[str]) -> set[str]:
+    """What the notes would hold: add mentions, discard removals, a re-mention brings back."""
+
+    def step(items: set[str], text: str) -> set[str]:
+        result = detect(text, CATALOGUE)
+        return (items - set(result.removed)) | set(result.mentioned)
+
+    return reduce(step, turns, set())
+
+
+def _case_files() -> list[object]:
+    files = sorted(CASES_DIR.glob("*.json")) if CASES_DIR.is_dir() else []
+    reason = f"scripted conversations not found in {CASES_DIR}"
+    return [pytest.param(f, id=f.stem) for f in files] or [pytest.param(None, marks=pytest.mark.skip(reason=reason))]
+
+
+@pytest.mark.parametrize("path", _case_files())
+def test_scripted_conversations_yield_exactly_the_expected_items(path: Path):
+    case = json.loads(path.read_text(encoding="utf-8"))
+    expect = case["expect"]
+    wanted = set(expect["integrations"]) | set(expect["tools"])
+    found = fold_turns([*case["turns"], case.get("confirm", "")])
+    assert wanted <= found, f"missing {wanted - found}"
+    assert not found & set(expect["absent"]), f"should be absent: {found & set(expect['absent'])}"
+    assert found <= wanted, f"false positives: {found - wanted}"
+
+
+ALIASES = [(e.id, a) for e in CATALOGUE.entries for a in e.aliases]
+# Lower-case "linear" is the adjective, so it is not the product in the sentences below.
+PRODUCT_ALIASES = [(i, a) for i, a in ALIASES if i != "linear"]
+LETTERS = st.text(alphabet=st.characters(categories=("Lu", "Ll")), min_size=1, max_size=6)
+
+
+@given(st.text(max_size=400))
+def test_arbitrary_text_never_raises_and_only_yields_catalogue_ids(text: str):
+    result = detect(text, CATALOGUE)
+    assert set(result.mentioned) | set(result.removed) <= set(CATALOGUE.ids)
+    assert not set(result.mentioned) & set(result.removed)
+    assert set(find_mentions(text, CATALOGUE)) == set(result.mentioned) | set(result.removed)
+
+
+@given(st.sampled_from(ALIASES), LETTERS, LETTERS)
+def test_an_alias_inside_a_longer_word_is_not_matched(pair: tuple[str, str], prefix: str, suffix: str):
+    item, alias = pair
+    assert item not in find_mentions(prefix + alias + suffix, CATALOGUE)
+
+
+@given(st.sampled_from(PRODUCT_ALIASES))
+def test_an_alias_as_a_word_is_found_removed_and_brought_back(pair: tuple[str, str]):
+    item, alias = pair
+    assert item in detect(f"Please use {alias} now.", CATALOGUE).mentioned
+    assert item in detect(f"Please drop {alias}.", CATALOGUE).removed
+    assert item in detect(f"Drop {alias}. Actually, keep {alias}.", CATALOGUE).mentioned
