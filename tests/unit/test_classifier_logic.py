@@ -1,0 +1,41 @@
+"""Confirmation verdicts: the model judges yes/no, code forces amend on real changes."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalogue import load_catalogue
+from schemas.turn import Notes
+from services.classifier.logic import heuristic_verdict, override
+
+CATALOGUE = load_catalogue()
+NOTES = Notes(mentioned_integrations=["gmail", "slack"], mentioned_tools=["pdf_parser"])
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        ("Yes, that's everything. Please build it.", "confirmed"),
+        ("Looks good!", "confirmed"),
+        ("Actually, change the channel.", "amend"),
+        ("Hmm, what does that mean for the budget?", "unclear"),
+    ],
+)
+def test_heuristic_reads_ordinary_replies(text, verdict):
+    assert heuristic_verdict(text) == verdict
+
+
+def test_a_new_catalogue_item_is_amend_whatever_the_model_said():
+    assert override("Yes, and also copy it to Notion.", NOTES, CATALOGUE, "confirmed") == ("amend", "new_catalogue_mention")
+
+
+def test_a_removal_is_amend_whatever_the_model_said():
+    assert override("Yes but drop Slack.", NOTES, CATALOGUE, "confirmed") == ("amend", "removal")
+
+
+def test_mentioning_an_already_noted_item_does_not_force_amend():
+    assert override("Yes, Gmail and Slack, exactly.", NOTES, CATALOGUE, "confirmed") == ("confirmed", None)
+
+
+def test_an_invalid_model_verdict_falls_back_to_the_rules():
+    assert override("Yes please.", NOTES, CATALOGUE, "maybe") == ("confirmed", "invalid_verdict")

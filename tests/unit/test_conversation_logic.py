@@ -1,0 +1,36 @@
+"""What the conversation node must say: complete summaries, steered questions."""
+
+from __future__ import annotations
+
+from catalogue import load_catalogue
+from schemas.turn import Notes
+from services.conversation import logic
+
+CATALOGUE = load_catalogue()
+
+
+def test_summary_names_every_noted_item_even_if_the_model_wording_omits_them():
+    notes = Notes(mentioned_integrations=["gmail", "google_sheets", "slack"], mentioned_tools=["pdf_parser", "scheduler"])
+    text = logic.confirmation_summary(notes, CATALOGUE, wording="I'll build your Slack digest.")
+    for item in notes.mentioned_integrations + notes.mentioned_tools:
+        assert CATALOGUE.get(item).name in text
+    assert text.startswith("I'll build your Slack digest.") and text.endswith(logic.CONFIRM_PROMPT)
+
+
+def test_summary_without_model_wording_uses_the_requirement_summary():
+    notes = Notes(requirement_summary="Back up Postgres to S3 nightly.", mentioned_integrations=["postgres", "s3"])
+    assert "Back up Postgres to S3 nightly." in logic.confirmation_summary(notes, CATALOGUE)
+
+
+def test_fallback_question_follows_the_first_hint():
+    starts = Notes(hints=["ask what starts the workflow or where its data comes from"])
+    results = Notes(hints=["ask where the results should go or what should happen at the end"])
+    assert logic.fallback_question(starts) == logic.HINT_QUESTIONS["starts"]
+    assert logic.fallback_question(results) == logic.HINT_QUESTIONS["results"]
+    assert logic.fallback_question(Notes()) == logic.OPEN_QUESTION
+
+
+def test_only_short_real_questions_from_the_model_are_used():
+    assert logic.acceptable_question("Which Slack channel should get the digest?")
+    assert not logic.acceptable_question("Slack.")
+    assert not logic.acceptable_question("x" * 400 + "?")
