@@ -53,6 +53,7 @@ class TurnReceived(Event):
     """A user message accepted by the gateway."""
 
     text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS, description="The user's message.")
+    turn_seq: int = Field(ge=1, description="Position of this turn in the session (1, 2, ...); orders the transcript.")
 
 
 class ContextTrimmed(Event):

@@ -62,10 +62,12 @@ async def post_message(body: MessageIn, request: Request, session_id: str = Depe
         text = logic.validate_message(body.text)
     except logic.BadInput as exc:
         raise HTTPException(422, str(exc)) from exc
-    phase = await store_of(request).phase(session_id)
+    store = store_of(request)
+    phase = await store.phase(session_id)
     if phase not in OPEN_PHASES:
         raise HTTPException(409, f"the session is {phase}; it takes messages only while gathering or confirming")
-    event = TurnReceived(session_id=session_id, turn_id=logic.new_turn_id(), text=text)
+    seq = await store.next_turn(session_id)
+    event = TurnReceived(session_id=session_id, turn_id=logic.new_turn_id(), text=text, turn_seq=seq)
     await request.app.state.turns.publish(event, key=event.key())
     TURNS.inc()
     return {"turn_id": event.turn_id, "event_id": str(event.event_id)}

@@ -37,6 +37,14 @@ class SessionStore:
             pipe.set(session_key(session_id, "phase"), Phase.GATHERING, ex=self.ttl_s)
             await pipe.execute()
 
+    async def next_turn(self, session_id: str) -> int:
+        """The next turn's position in the session."""
+        key = session_key(session_id, "turns")
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.incr(key)
+            pipe.expire(key, self.ttl_s)
+            return (await pipe.execute())[0]
+
     async def tenant(self, session_id: str) -> str | None:
         """The tenant that owns the session, or None if there is no such session."""
         return await self.redis.get(session_key(session_id, "tenant"))
@@ -52,7 +60,7 @@ class SessionStore:
             "session_id": session_id,
             "phase": phase or Phase.GATHERING,
             "notes": Notes.model_validate_json(notes).model_dump() if notes else Notes().model_dump(),
-            "transcript": [ChatMessage.model_validate_json(m).model_dump() for m in transcript],
+            "transcript": [ChatMessage.model_validate_json(m.split("|", 1)[1]).model_dump() for m in transcript],
             "workflow_id": workflow,
             "failure": await self.redis.get(session_key(session_id, "failure")),
             "usage": {k: int(v) for k, v in (await self.redis.hgetall(session_key(session_id, "usage"))).items()},
@@ -62,7 +70,7 @@ class SessionStore:
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.get(session_key(session_id, "phase"))
             pipe.get(session_key(session_id, "notes"))
-            pipe.lrange(session_key(session_id, "transcript"), 0, -1)
+            pipe.zrange(session_key(session_id, "transcript"), 0, -1)
             pipe.get(session_key(session_id, "workflow"))
             return await pipe.execute()
 

@@ -29,7 +29,7 @@ async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
     """Append the user's message, trim the history to whole change units, pass it on."""
     async with claim(deps.redis, "trimmer", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
         message = ChatMessage(role="user", text=event.text, turn_id=event.turn_id or "")
-        await deps.store.append(event.session_id, f"user:{event.turn_id}", message)
+        await deps.store.add_user(event.session_id, event.turn_seq, message)
         history = await deps.store.read(event.session_id)
         kept, dropped = logic.trim(history, deps.budget_tokens)
         phase = await deps.store.phase(event.session_id)
@@ -40,4 +40,4 @@ async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
 async def on_reply_generated(event: ReplyGenerated, deps: Deps = Context()) -> None:
     """Record the assistant's reply, closing the current change unit."""
     message = ChatMessage(role="assistant", text=event.text, turn_id=event.turn_id or "")
-    await deps.store.append(event.session_id, f"assistant:{event.event_id}", message)
+    await deps.store.add_reply(event.session_id, str(event.event_id), message)

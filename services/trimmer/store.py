@@ -1,4 +1,8 @@
-"""The transcript, owned by the trimmer: an append-only Redis list, idempotent per message."""
+"""The transcript, owned by the trimmer: a Redis sorted set ordered by turn, idempotent.
+
+Replies arrive on their own topic, so one can be consumed after the next user message;
+ordering by (turn position, user before assistant) keeps change units right regardless.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +11,14 @@ from redis.asyncio import Redis
 from schemas.turn import ChatMessage
 from shared.redis import session_key
 
-# Append ARGV[2] to the list only if message id ARGV[1] was never appended; returns the length.
-_APPEND_ONCE = """
-if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return -1 end
-redis.call('EXPIRE', KEYS[2], ARGV[3])
-local n = redis.call('RPUSH', KEYS[1], ARGV[2])
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-return n
+# KEYS: transcript zset, seen-ids set, turn->position hash. ARGV: message id, message JSON,
+# score, ttl, turn id (user messages record their turn's position). Returns 0 for a repeat.
+_ADD_ONCE = """
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1] .. '|' .. ARGV[2])
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[3]) end
+for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
+return 1
 """
 
 
@@ -23,17 +28,33 @@ class TranscriptStore:
     def __init__(self, redis: Redis, ttl_s: int) -> None:
         self.redis, self.ttl_s = redis, ttl_s
 
-    async def append(self, session_id: str, message_id: str, message: ChatMessage) -> bool:
-        """Append once per message id; False when it was already there (a redelivery)."""
-        keys = (session_key(session_id, "transcript"), session_key(session_id, "transcript", "ids"))
-        result = await self.redis.eval(_APPEND_ONCE, 2, *keys, message_id, message.model_dump_json(), self.ttl_s)
-        return int(result) >= 0
+    def _keys(self, session_id: str) -> tuple[str, str, str]:
+        base = ("transcript",)
+        return (session_key(session_id, *base), session_key(session_id, *base, "ids"), session_key(session_id, *base, "turns"))
+
+    async def add_user(self, session_id: str, turn_seq: int, message: ChatMessage) -> bool:
+        """Record the user's message of turn `turn_seq` once; False for a redelivery."""
+        return await self._add(session_id, f"user:{message.turn_id}", message, 2 * turn_seq, message.turn_id)
+
+    async def add_reply(self, session_id: str, reply_id: str, message: ChatMessage) -> bool:
+        """Record an assistant reply right after the user message of its turn."""
+        position = await self.redis.hget(self._keys(session_id)[2], message.turn_id)
+        score = int(position) + 1 if position else await self._last_score(session_id) + 1
+        return await self._add(session_id, f"assistant:{reply_id}", message, score, "")
 
     async def read(self, session_id: str) -> list[ChatMessage]:
-        """The whole transcript, oldest first."""
-        raw = await self.redis.lrange(session_key(session_id, "transcript"), 0, -1)
-        return [ChatMessage.model_validate_json(item) for item in raw]
+        """The whole transcript, in conversation order."""
+        raw = await self.redis.zrange(self._keys(session_id)[0], 0, -1)
+        return [ChatMessage.model_validate_json(item.split("|", 1)[1]) for item in raw]
 
     async def phase(self, session_id: str) -> str:
         """The session's phase as the gateway and the phase owners left it."""
         return await self.redis.get(session_key(session_id, "phase")) or "gathering"
+
+    async def _add(self, session_id: str, message_id: str, message: ChatMessage, score: int, turn_id: str) -> bool:
+        args = (message_id, message.model_dump_json(), score, self.ttl_s, turn_id)
+        return bool(await self.redis.eval(_ADD_ONCE, 3, *self._keys(session_id), *args))
+
+    async def _last_score(self, session_id: str) -> int:
+        last = await self.redis.zrange(self._keys(session_id)[0], -1, -1, withscores=True)
+        return int(last[0][1]) if last else 0

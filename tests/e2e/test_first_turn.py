@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
@@ -25,16 +26,26 @@ async def notes_in_redis(redis_url: str, session_id: str) -> Notes:
         await redis.aclose()
 
 
+async def settled_transcript(session: SessionClient, lines: int) -> list[dict]:
+    """The transcript once the trimmer has recorded `lines` lines (replies land asynchronously)."""
+    for _ in range(50):
+        transcript = (await session.state())["transcript"]
+        if len(transcript) >= lines:
+            return transcript
+        await asyncio.sleep(0.1)
+    return transcript
+
+
 async def test_turns_are_answered_over_sse_and_noted_in_redis(stack):
     async with SessionClient(stack.gateway_url) as session:
         first = await session.say("Watch my Gmail inbox for invoices.")
         second = await session.say("Post a short note to Slack for each one.")
         notes = await notes_in_redis(stack.redis_url, session.session_id)
-        state = await session.state()
+        transcript = await settled_transcript(session, 4)
     assert first.data["kind"] == "question" and second.data["text"]
     assert {"gmail", "slack"} <= set(notes.mentioned_integrations)
     assert notes.version == 2
-    assert [m["role"] for m in state["transcript"]] == ["user", "assistant", "user", "assistant"]
+    assert [m["role"] for m in transcript] == ["user", "assistant", "user", "assistant"]
 
 
 async def test_bad_http_input_gets_a_4xx_with_a_message(stack):
@@ -83,7 +94,7 @@ async def test_poison_messages_go_to_the_dlq_and_the_next_turn_is_answered(stack
 
 async def test_a_turn_delivered_twice_is_appended_once(stack):
     async with SessionClient(stack.gateway_url) as session:
-        event = TurnReceived(session_id=session.session_id, turn_id="t-dup", text="Copy new Trello cards to Notion.")
+        event = TurnReceived(session_id=session.session_id, turn_id="t-dup", text="Copy new Trello cards to Notion.", turn_seq=99)
         producer = AIOKafkaProducer(bootstrap_servers=stack.bootstrap, enable_idempotence=False)
         await producer.start()
         for _ in range(2):
@@ -91,6 +102,6 @@ async def test_a_turn_delivered_twice_is_appended_once(stack):
         await producer.stop()
         await session.wait_for(lambda e: e.type == "reply" and e.data["turn_id"] == "t-dup")
         await session.say("And mirror them into Airtable.")
-        transcript = (await session.state())["transcript"]
+        transcript = await settled_transcript(session, 4)
     user_lines = [m["text"] for m in transcript if m["role"] == "user"]
-    assert user_lines == ["Copy new Trello cards to Notion.", "And mirror them into Airtable."]
+    assert sorted(user_lines) == ["And mirror them into Airtable.", "Copy new Trello cards to Notion."]

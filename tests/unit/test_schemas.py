@@ -26,7 +26,7 @@ def test_every_contract_has_a_docstring_and_field_descriptions():
 
 
 def test_a_redelivered_cause_yields_the_same_event_id():
-    cause = TurnReceived(session_id="session-1", turn_id="t-1", text="hello")
+    cause = TurnReceived(session_id="session-1", turn_id="t-1", text="hello", turn_seq=1)
     first = ContextTrimmed.caused_by(cause, user_text="hello", messages=[], dropped_units=0, phase=Phase.GATHERING)
     again = ContextTrimmed.caused_by(cause, user_text="hello", messages=[], dropped_units=0, phase=Phase.GATHERING)
     assert first.event_id == again.event_id
@@ -36,8 +36,8 @@ def test_a_redelivered_cause_yields_the_same_event_id():
 
 def test_bad_envelopes_are_rejected():
     with pytest.raises(ValidationError):
-        TurnReceived(session_id="x", text="hi")
+        TurnReceived(session_id="x", text="hi", turn_seq=1)
     with pytest.raises(ValidationError):
-        TurnReceived(session_id="session-1", text="")
+        TurnReceived(session_id="session-1", text="", turn_seq=1)
     with pytest.raises(ValidationError):
-        TurnReceived(session_id="session-1", text="hi", unexpected=True)
+        TurnReceived(session_id="session-1", text="hi", turn_seq=1, unexpected=True)

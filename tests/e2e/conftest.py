@@ -1,0 +1,16 @@
+"""One embedded stack (real Tansu, Valkey and service processes) shared by the e2e tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from planwire.stack import EmbeddedStack
+
+
+@pytest.fixture(scope="session")
+def stack():
+    """The whole system on loopback with the heuristic backend; stopped after the session."""
+    from shared.model.factory import ModelSettings
+
+    with EmbeddedStack(ModelSettings(model="heuristic")) as running:
+        yield running
