@@ -21,6 +21,10 @@ DONE_SIGNAL = re.compile(
 )
 CAP_WITHOUT_STRUCTURE = 0.5
 CAP_WITHOUT_DONE_SIGNAL = 0.75
+# A user who says they are done, with a structure code can verify, is asked to confirm even
+# if the model doubts it: the summary lets them correct anything, and a weak model must not
+# hold the conversation hostage.
+FLOOR_WHEN_DONE = 0.9
 
 
 @dataclass(frozen=True)
@@ -89,8 +93,9 @@ def confidence(items: set[str], user_text: str, model_confidence: float | None, 
     structured = has_structure(items, catalogue)
     done = bool(DONE_SIGNAL.search(user_text))
     cap = 1.0 if structured and done else CAP_WITHOUT_DONE_SIGNAL if structured else CAP_WITHOUT_STRUCTURE
-    judged = model_confidence if model_confidence is not None else (1.0 if done else 0.7)
-    return round(min(max(judged, 0.0), cap), 3)
+    judged = model_confidence if model_confidence is not None else 0.7
+    floor = FLOOR_WHEN_DONE if structured and done else 0.0
+    return round(max(min(max(judged, 0.0), cap), floor), 3)
 
 
 def code_hints(items: set[str], catalogue: Catalogue) -> list[str]:
