@@ -25,10 +25,12 @@ from shared.bus import ensure_topics
 # The repo (or site-packages) root: children import `services.*` and `shared.*` from here.
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
-# Tansu does not wake fetch long-polls on new data, so consumers must poll often; and it
-# completes a group join after half the session timeout, so a short one starts faster.
+# Tansu does not wake fetch long-polls on new data, so each hop waits up to the fetch wait;
+# but every idle consumer polls once per wait, so a tiny wait burns CPU the local model
+# needs (measured: 5 ms -> 85% of a core idle, 50 ms -> 25%). 50 ms costs ~100 ms a turn.
+# Tansu also completes a group join after half the session timeout: a short one starts faster.
 EMBEDDED_CONSUMER_ENV = {
-    "PLANWIRE_FETCH_MAX_WAIT_MS": "5",
+    "PLANWIRE_FETCH_MAX_WAIT_MS": "50",
     "PLANWIRE_CONSUMER_SESSION_TIMEOUT_MS": "3000",
     "PLANWIRE_CONSUMER_HEARTBEAT_MS": "1000",
 }

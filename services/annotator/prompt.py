@@ -11,11 +11,11 @@ INSTRUCTIONS = """You are a requirements annotator for an automation builder.
 You keep notes about the automation the user wants. Your previous notes are your memory:
 build on them, never drop an item unless the user explicitly removes it.
 Return JSON only. Fields:
-- requirement_summary: the whole automation so far in one or two sentences.
+- requirement_summary: the whole automation so far in one short sentence.
 - mentioned_integrations / mentioned_tools: catalogue ids the user named in the latest message.
 - removed: items the user explicitly removed in the latest message, each with the user's exact words.
 - confidence_score: 0..1, how complete the requirements are.
-- hints: up to 2 short questions still worth asking.
+- hints: at most one short question still worth asking.
 Catalogue ids:
 """
 
@@ -42,7 +42,7 @@ def output_schema(catalogue: Catalogue) -> dict:
     return {
         "type": "object",
         "properties": {
-            "requirement_summary": {"type": "string", "maxLength": 300},
+            "requirement_summary": {"type": "string", "maxLength": 160},
             "mentioned_integrations": {"type": "array", "items": ids, "maxItems": 4},
             "mentioned_tools": {"type": "array", "items": ids, "maxItems": 4},
             "removed": {
@@ -56,7 +56,7 @@ def output_schema(catalogue: Catalogue) -> dict:
                 },
             },
             "confidence_score": {"type": "number", "minimum": 0, "maximum": 1},
-            "hints": {"type": "array", "items": {"type": "string", "maxLength": 100}, "maxItems": 2},
+            "hints": {"type": "array", "items": {"type": "string", "maxLength": 80}, "maxItems": 1},
         },
         "required": ["requirement_summary", "mentioned_integrations", "mentioned_tools", "removed", "confidence_score", "hints"],
         "additionalProperties": False,
