@@ -20,7 +20,7 @@ from shared.redis import session_key
 
 REPLY_SCHEMA = {
     "type": "object",
-    "properties": {"text": {"type": "string", "maxLength": 280}},
+    "properties": {"text": {"type": "string", "maxLength": 160}},
     "required": ["text"],
     "additionalProperties": False,
 }
@@ -76,7 +76,7 @@ async def question(event: NotesUpdated, deps: Deps) -> str:
         {"role": "user", "content": f"User said: {event.context.user_text[:400]}\nGuidance: {guidance}"},
     ]
     fallback = {"text": logic.fallback_question(event.notes)}
-    result = await deps.model.structured("conversation", messages, REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=80)
+    result = await deps.model.structured("conversation", messages, REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=60)
     await record_usage(deps.redis, event.session_id, result)
     text = str(result.data.get("text", ""))
     return text if logic.acceptable_question(text) else fallback["text"]
