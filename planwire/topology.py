@@ -8,9 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from catalogue import load_catalogue
+from schemas.plan import FIXED_RUNNERS
+
 # Step runners whose `<runner>.run-step.v1` topics the stack creates up front (the
 # embedded broker cannot add partitions later, so topics must exist before first use).
-RUNNERS: list[str] = []
+RUNNERS: list[str] = [*load_catalogue().ids, *FIXED_RUNNERS]
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,10 @@ def embedded_services(settings: Any = None) -> list[ServiceSpec]:
         ServiceSpec("annotator", "services.annotator.main"),
         ServiceSpec("conversation", "services.conversation.main"),
         ServiceSpec("classifier", "services.classifier.main"),
+        ServiceSpec("planner", "services.planner.main"),
+        ServiceSpec("dispatcher", "services.dispatcher.main"),
+        # One process serves every runner here to save memory; compose and k8s run one per id.
+        ServiceSpec("specialist", "services.specialist.main", ("--all",)),
     ]
 
 

@@ -9,7 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from prometheus_client import REGISTRY, make_asgi_app
 
-from schemas.topics import REPLY_GENERATED, TURN_RECEIVED
+from schemas.topics import PLAN_COMPILED, REPLY_GENERATED, STEP_PROGRESSED, TURN_RECEIVED, WORKFLOW_COMPLETED, WORKFLOW_FAILED
 from schemas.turn import TurnReceived
 from services.gateway import handlers, routes
 from services.gateway.metrics import phase_sampler
@@ -32,6 +32,10 @@ broker = make_broker(settings, client_id="gateway")
 turns = broker.publisher(TURN_RECEIVED.name, schema=TurnReceived, description="A user message accepted by the gateway.")
 outbound = consumer_options(settings, "gateway.outbound")
 broker.subscriber(REPLY_GENERATED.name, **outbound)(handlers.on_reply_generated)
+broker.subscriber(PLAN_COMPILED.name, **outbound)(handlers.on_plan_compiled)
+broker.subscriber(STEP_PROGRESSED.name, **outbound)(handlers.on_step_progressed)
+broker.subscriber(WORKFLOW_COMPLETED.name, **outbound)(handlers.on_workflow_completed)
+broker.subscriber(WORKFLOW_FAILED.name, **outbound)(handlers.on_workflow_failed)
 
 
 @asynccontextmanager

@@ -79,6 +79,15 @@ async def get_session(request: Request, session_id: str = Depends(owned_session)
     return await store_of(request).view(session_id)
 
 
+@router.get("/workflows/{workflow_id}")
+async def get_workflow(workflow_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)) -> dict:
+    """The saved workflow document (the caller's tenant only)."""
+    found = await store.workflow(workflow_id)
+    if not found or await store.tenant(found[0]) != tenant:
+        raise HTTPException(404, f"no workflow {workflow_id}")
+    return found[1]
+
+
 @router.get("/sessions/{session_id}/events")
 async def stream_events(request: Request, session_id: str = Depends(owned_session), last_event_id: str | None = Header(default=None)) -> StreamingResponse:
     """Server-Sent Events of replies and progress; resumes after Last-Event-ID."""

@@ -74,6 +74,12 @@ class SessionStore:
             pipe.get(session_key(session_id, "workflow"))
             return await pipe.execute()
 
+    async def workflow(self, workflow_id: str) -> tuple[str, dict] | None:
+        """The saved workflow document and its owning session, or None."""
+        session_id = await self.redis.get(f"pw:workflow:{{{workflow_id}}}")
+        raw = await self.redis.get(session_key(session_id, "workflow", "doc")) if session_id else None
+        return (session_id, json.loads(raw)) if raw else None
+
     async def publish_outbound(self, session_id: str, event_id: str, event_type: str, data: dict) -> str | None:
         """Append an outbound event once; None when it was already appended."""
         keys = (session_key(session_id, "outbox"), session_key(session_id, "outbox", "ids"))
