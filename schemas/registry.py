@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from schemas import confirmation, turn
+from schemas import confirmation, plan, turn
 
 EXPORT_DIR = Path(__file__).parent / "jsonschema"
 
@@ -22,6 +22,12 @@ CONTRACTS: tuple[type[BaseModel], ...] = (
     turn.ReplyGenerated,
     confirmation.ReplyClassified,
     confirmation.RequirementsConfirmed,
+    plan.PlanCompiled,
+    plan.RunStep,
+    plan.StepCompleted,
+    plan.StepProgressed,
+    plan.WorkflowCompleted,
+    plan.WorkflowFailed,
 )
 
 

@@ -1,0 +1,87 @@
+"""Contracts of planning and execution: the compiled plan, its steps, the workflow's end."""
+
+from __future__ import annotations
+
+from typing import Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from schemas.envelope import Event
+
+NodeKind = Literal["specialist", "config", "composer", "save", "summarizer"]
+FIXED_RUNNERS: tuple[str, ...] = ("composer", "save", "summarizer")
+NODE_ID_PATTERN = r"^[a-z0-9_.-]{1,80}$"
+
+
+class PlanNode(BaseModel):
+    """One step of a compiled plan; `kind` says what the step does and who runs it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: NodeKind = Field(description="specialist drafts a config, config validates it; then composer, save, summarizer.")
+    node_id: str = Field(pattern=NODE_ID_PATTERN, description="Unique in the plan; names the step's artifact.")
+    runner: str = Field(min_length=1, max_length=64, description="Who runs the step: the specialist id, or the fixed runner's name.")
+    specialist: str | None = Field(default=None, max_length=64, description="Catalogue id for specialist and config nodes, else null.")
+    instructions: str = Field(default="", max_length=1000, description="What this step should do, for this session.")
+
+    @model_validator(mode="after")
+    def _runner_matches_kind(self) -> Self:
+        """Specialist and config nodes run on their specialist; fixed nodes on themselves."""
+        if self.kind in ("specialist", "config"):
+            if not self.specialist or self.runner != self.specialist:
+                raise ValueError(f"a {self.kind} node runs on its specialist (got runner {self.runner!r})")
+        elif self.specialist is not None or self.runner != self.kind:
+            raise ValueError(f"a {self.kind} node runs on {self.kind!r} and names no specialist")
+        return self
+
+
+class PlanCompiled(Event):
+    """The planner compiled the whole plan for a confirmed session."""
+
+    plan_id: str = Field(min_length=1, max_length=64, description="Identity of this plan; every step event carries it.")
+    nodes: list[PlanNode] = Field(min_length=1, max_length=200, description="The steps in execution order.")
+    repairs: list[str] = Field(default_factory=list, description="Code rules that corrected the model's proposal.")
+
+
+class RunStep(Event):
+    """Command to one step runner: run this node of the plan now."""
+
+    plan_id: str = Field(min_length=1, max_length=64, description="The plan the step belongs to.")
+    node_index: int = Field(ge=0, description="Position of the node in the plan.")
+    node: PlanNode = Field(description="The node to run.")
+    attempt: int = Field(ge=1, description="1 for the first request, higher for each re-request.")
+
+
+class StepCompleted(Event):
+    """A step runner finished a step, successfully or not."""
+
+    plan_id: str = Field(min_length=1, max_length=64, description="The plan the step belongs to.")
+    node_index: int = Field(ge=0, description="Position of the node in the plan.")
+    node_id: str = Field(pattern=NODE_ID_PATTERN, description="The node that ran.")
+    attempt: int = Field(ge=1, description="The attempt of the RunStep this answers.")
+    status: Literal["ok", "failed"] = Field(description="ok when the artifact was written; failed with an error otherwise.")
+    artifact_version: int | None = Field(default=None, ge=1, description="Version of the artifact the step wrote, when ok.")
+    error: str | None = Field(default=None, max_length=1000, description="Why the step failed, readable by a user.")
+
+
+class StepProgressed(Event):
+    """Progress of the plan for the user's stream: a step was dispatched, retried or completed."""
+
+    node_index: int = Field(ge=0, description="Position of the node in the plan.")
+    total: int = Field(ge=1, description="Number of nodes in the plan.")
+    node_id: str = Field(pattern=NODE_ID_PATTERN, description="The node.")
+    runner: str = Field(max_length=64, description="Who runs the node.")
+    status: Literal["dispatched", "completed", "retrying"] = Field(description="What just happened to the step.")
+
+
+class WorkflowCompleted(Event):
+    """Every step ran: the workflow is saved and summarised."""
+
+    workflow_id: str = Field(min_length=1, max_length=80, description="Id of the saved workflow document.")
+    summary: str = Field(max_length=8000, description="What was built, naming every node, for the user.")
+
+
+class WorkflowFailed(Event):
+    """The plan could not be completed; the reason is meant for the user."""
+
+    reason: str = Field(min_length=1, max_length=2000, description="Why the workflow failed, readable by a user.")

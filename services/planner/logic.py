@@ -1,0 +1,124 @@
+"""Compiling the plan: pure rules, no I/O.
+
+The model may propose the order of the specialist steps and a per-node instruction; these
+rules decide what the plan finally holds: every noted integration and tool gets its
+specialist, nothing outside the catalogue or the notes enters, no duplicates, scheduler
+first, then triggers and sources, processors, actions. Each specialist step is followed by
+its config step; the composer and the fixed region (save, summarizer) are appended by code.
+Every correction of the model's proposal is named, so it can be counted.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from catalogue import Catalogue
+from schemas.plan import PlanNode
+from schemas.turn import Notes
+
+SCHEDULER = "scheduler"
+ROLE_RANK = {"trigger": 1, "source": 1, "processor": 2, "action": 3}
+MAX_INSTRUCTION_CHARS = 400
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What the model proposed: an order of catalogue ids and an instruction per id."""
+
+    order: tuple[str, ...] = ()
+    instructions: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """The plan after code's rules, and the rules that had to repair the proposal."""
+
+    nodes: list[PlanNode]
+    repairs: list[str]
+
+
+def plan_id_for(confirmation_id: uuid.UUID) -> str:
+    """One plan per confirmation: a redelivered confirmation compiles the same plan id."""
+    return str(uuid.uuid5(confirmation_id, "plan"))
+
+
+def noted_ids(notes: Notes, catalogue: Catalogue) -> list[str]:
+    """The noted integrations and tools that are in the catalogue and not removed, once each."""
+    items = [*notes.mentioned_integrations, *notes.mentioned_tools]
+    removed = set(notes.removed)
+    return list(dict.fromkeys(i for i in items if catalogue.get(i) is not None and i not in removed))
+
+
+def rank(item: str, catalogue: Catalogue) -> int:
+    """Ordering group of a specialist: scheduler, then triggers and sources, processors, actions."""
+    if item == SCHEDULER:
+        return 0
+    return ROLE_RANK.get(catalogue.get(item).role, 2)
+
+
+def heuristic_proposal(notes: Notes, catalogue: Catalogue) -> dict:
+    """The rule-made proposal (the model port's fallback): noted order, template instructions."""
+    items = sorted(noted_ids(notes, catalogue), key=lambda i: rank(i, catalogue))
+    return {"order": items, "instructions": [{"id": i, "text": specialist_instruction(i, notes, catalogue)} for i in items]}
+
+
+def specialist_instruction(item: str, notes: Notes, catalogue: Catalogue) -> str:
+    """The template instruction for a specialist step."""
+    entry = catalogue.get(item)
+    goal = notes.requirement_summary or "the automation the user described"
+    return f"Configure {entry.name} ({entry.role}) for this automation: {goal}"[:MAX_INSTRUCTION_CHARS]
+
+
+def enforce(proposal: Proposal, notes: Notes, catalogue: Catalogue) -> tuple[list[str], list[str]]:
+    """The specialist order after code's rules, and the repairs that took."""
+    required = noted_ids(notes, catalogue)
+    kept: list[str] = []
+    repairs: list[str] = []
+    for item in proposal.order:
+        if catalogue.get(item) is None:
+            repairs.append("not_in_catalogue")
+        elif item not in required:
+            repairs.append("not_noted")
+        elif item in kept:
+            repairs.append("duplicate")
+        else:
+            kept.append(item)
+    by_rank = sorted(kept, key=lambda i: rank(i, catalogue))  # stable: the model's order within a group
+    if by_rank != kept:
+        repairs.append("ordering")
+    missing = [i for i in required if i not in kept]
+    repairs.extend("missing_specialist" for _ in missing)
+    return sorted(by_rank + missing, key=lambda i: rank(i, catalogue)), repairs
+
+
+def compile_plan(proposal: Proposal, notes: Notes, catalogue: Catalogue) -> Compiled:
+    """The whole plan: specialist and config per item, then composer, save, summarizer."""
+    order, repairs = enforce(proposal, notes, catalogue)
+    nodes: list[PlanNode] = []
+    for item in order:
+        text = proposal.instructions.get(item, "").strip()[:MAX_INSTRUCTION_CHARS]
+        nodes.append(PlanNode(kind="specialist", node_id=item, runner=item, specialist=item, instructions=text or specialist_instruction(item, notes, catalogue)))
+        nodes.append(PlanNode(kind="config", node_id=f"{item}.config", runner=item, specialist=item, instructions=config_instruction(item, catalogue)))
+    return Compiled(nodes + fixed_region(), repairs)
+
+
+def config_instruction(item: str, catalogue: Catalogue) -> str:
+    """What a config step does; always the same, code runs it."""
+    return f"Normalise the {catalogue.get(item).name} draft config: fill defaults and validate it against its schema."
+
+
+def fixed_region() -> list[PlanNode]:
+    """Composer, save and summarizer: appended by code to every plan."""
+    return [
+        PlanNode(kind="composer", node_id="composer", runner="composer", instructions="Assemble the workflow document from the config artifacts."),
+        PlanNode(kind="save", node_id="save", runner="save", instructions="Persist the workflow document."),
+        PlanNode(kind="summarizer", node_id="summarizer", runner="summarizer", instructions="Tell the user what was built, naming every step."),
+    ]
+
+
+def proposal_from(data: dict) -> Proposal:
+    """Read the model's JSON into a Proposal, tolerating missing or odd fields."""
+    order = tuple(str(i) for i in data.get("order", ()) if isinstance(i, str))
+    pairs = (p for p in data.get("instructions", ()) if isinstance(p, dict))
+    return Proposal(order, {str(p.get("id")): str(p.get("text", "")) for p in pairs})

@@ -1,0 +1,46 @@
+"""The summarizer: tell the user what was built. Pure functions.
+
+The model may phrase the summary; code guarantees that every node's display name appears
+in it, appending the missing ones when the model left any out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from catalogue import Catalogue
+
+ROLE_WORDS = {"trigger": "starts it", "source": "provides the data", "processor": "processes it", "action": "acts on it"}
+MAX_SUMMARY_CHARS = 4000
+
+
+def display_names(document: dict, catalogue: Catalogue) -> list[str]:
+    """The display name of every node of the document, in order."""
+    return [catalogue.get(n["specialist"]).name for n in document["nodes"]]
+
+
+def heuristic_summary(document: dict, catalogue: Catalogue) -> str:
+    """A plain summary naming every node, its role and the main config values."""
+    steps = [f"{i}. {catalogue.get(n['specialist']).name} {ROLE_WORDS[n['role']]}{highlights(n['config'])}" for i, n in enumerate(document["nodes"], 1)]
+    when = f" It runs on the schedule '{document['schedule']['cron']}' ({document['schedule']['timezone']})." if document.get("schedule") else ""
+    return f"I built \"{document['title']}\" and saved it as workflow {document['workflow_id']}.{when} Steps: " + "; ".join(steps) + "."
+
+
+def highlights(config: dict, limit: int = 2) -> str:
+    """The first few scalar config values, as ' (channel: #finance, ...)'."""
+    shown = [f"{k}: {v}" for k, v in config.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)][:limit]
+    return f" ({', '.join(shown)})" if shown else ""
+
+
+def missing_names(text: str, names: list[str]) -> list[str]:
+    """Display names the text does not mention (whole words, any case)."""
+    return [n for n in names if not re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text, re.IGNORECASE)]
+
+
+def ensure_names(text: str, names: list[str]) -> tuple[str, bool]:
+    """The text with every display name present; True when code had to add some."""
+    missing = missing_names(text, names)
+    if not missing:
+        return text[:MAX_SUMMARY_CHARS], False
+    suffix = " The workflow's steps: " + ", ".join(names) + "."
+    return text.strip()[: MAX_SUMMARY_CHARS - len(suffix)] + suffix, True
