@@ -18,7 +18,7 @@ from catalogue import load_catalogue
 from schemas.plan import StepCompleted
 from schemas.topics import STEP_COMPLETED, run_step_topic
 from services.specialist import handlers
-from services.specialist.runners import select_runners
+from services.specialist.runners import ALL, select_runners
 from services.specialist.store import StepStore
 from shared.app import build_app, serve
 from shared.bus import consumer_options, make_broker
@@ -46,13 +46,17 @@ broker = make_broker(settings, client_id="specialist")
 completed = broker.publisher(STEP_COMPLETED.name, schema=StepCompleted, description="A step finished, ok or failed.")
 
 
-def subscribe(runner: str) -> Any:
-    """The runner's subscriber: its own command topic, its own consumer group."""
-    options = consumer_options(settings, f"specialist.{runner}")
+def subscribe(runner: str, *more: str) -> Any:
+    """The runner's subscriber: its own command topic, its own consumer group.
+
+    With more runners, one consumer (group `specialist.all`) reads all their topics.
+    """
+    group = f"specialist.{runner}" if not more else "specialist.all"
+    options = consumer_options(settings, group)
     options |= {"session_timeout_ms": settings.consumer_session_timeout_ms, "heartbeat_interval_ms": settings.consumer_heartbeat_ms}
     if settings.runner_fetch_max_wait_ms is not None:
         options["fetch_max_wait_ms"] = settings.runner_fetch_max_wait_ms
-    subscriber = broker.subscriber(run_step_topic(runner).name, **options)
+    subscriber = broker.subscriber(*(run_step_topic(r).name for r in (runner, *more)), **options)
     subscriber(handlers.on_run_step)
     return subscriber
 
@@ -78,6 +82,11 @@ async def start_runners() -> None:
     The broker starts its subscribers one after another, and each group join takes seconds
     on the embedded broker: with `--all` that would be minutes before the last runner serves.
     """
+    if ALL in sys.argv[1:]:
+        # One consumer for the lot: 44 idle consumers polling the embedded broker cost most
+        # of a core (measured), which the local model needs.
+        await subscribe(*runners).start()
+        return
     await asyncio.gather(*(subscribe(runner).start() for runner in runners))
 
 if __name__ == "__main__":
