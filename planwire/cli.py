@@ -108,6 +108,19 @@ def demo(model: Optional[Backend] = typer.Option(None, help="Model backend (defa
         raise typer.Exit(1)
 
 
+@app.command()
+def bench(
+    turns: int = typer.Option(30, min=2, help="Turns to time."),
+    idle: float = typer.Option(10.0, help="Seconds to sample idle CPU."),
+    model: Optional[Backend] = typer.Option(None, help="Model backend (default heuristic: measures the plumbing)."),
+) -> None:
+    """Print figures for the embedded stack: start time, turn latency, idle CPU, memory."""
+    from planwire.bench import run_bench
+    from shared.model.factory import ModelSettings
+
+    run_bench(ModelSettings(**({"model": model.value} if model else {})), turns=turns, idle_s=idle)
+
+
 @app.command("eval")
 def eval_(
     paths: list[Path] = typer.Argument(..., exists=True, help="Case files or folders of them."),
