@@ -1,0 +1,1 @@
+"""Deployment rendering: compose, Kubernetes, Prometheus and Grafana files from the code."""

@@ -1,0 +1,49 @@
+"""Render docker-compose.yml: the hand-written template plus one block per workload.
+
+Text rendering on purpose: YAML anchors (`x-planwire-env` ...) and comments are what make the
+compose file readable, and a YAML dumper would drop or mangle both.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from deploy.inventory import COMMON_ENV, CREATE_TOPICS_SCRIPT, HTTP_PORT, Workload, workloads
+
+TEMPLATE = Path(__file__).parent / "templates" / "docker-compose.yml"
+
+
+def render_compose() -> str:
+    """The whole docker-compose.yml."""
+    text = TEMPLATE.read_text()
+    text = text.replace("@@COMMON_ENV@@", _env_lines(COMMON_ENV, indent=2))
+    text = text.replace("@@CREATE_TOPICS_SCRIPT@@", textwrap.indent(CREATE_TOPICS_SCRIPT.rstrip("\n"), " " * 8))
+    return text.replace("@@SERVICES@@", "\n".join(_service_block(w) for w in workloads()))
+
+
+def _env_lines(env: dict[str, str], indent: int) -> str:
+    """`KEY: "value"` lines; values JSON-quoted so YAML keeps them strings."""
+    return "\n".join(f"{' ' * indent}{key}: {json.dumps(value)}" for key, value in env.items())
+
+
+def _service_block(workload: Workload) -> str:
+    """One service: the shared anchor, its command, and the gateway's extras."""
+    anchor = "*model-service" if workload.uses_model else "*service"
+    lines = [f"  {workload.name}:", f"    <<: {anchor}", f"    command: {json.dumps(list(workload.args))}"]
+    if workload.component == "gateway":
+        lines += _gateway_extras()
+    return "\n".join(lines) + "\n"
+
+
+def _gateway_extras() -> list[str]:
+    """The gateway is the only service reachable from outside, and the only one with API keys."""
+    return [
+        "    ports:",
+        f'      - "{HTTP_PORT}:{HTTP_PORT}"',
+        "    environment:",
+        "      <<: *planwire-env",
+        "      # JSON map of bearer key -> tenant; {} means open access (local use only).",
+        "      PLANWIRE_API_KEYS: ${PLANWIRE_API_KEYS:-{}}",
+    ]

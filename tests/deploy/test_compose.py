@@ -1,0 +1,120 @@
+"""docker-compose.yml: valid for Compose, complete, and wired the way the services expect."""
+
+from __future__ import annotations
+
+import yaml
+
+from catalogue import load_catalogue
+from schemas.plan import FIXED_RUNNERS
+from schemas.topics import all_topics
+from tests.deploy.tools import ROOT, require_tool, run
+
+CORE = {"gateway", "trimmer", "annotator", "conversation", "classifier", "planner", "dispatcher"}
+INFRA = {"kafka", "kafka-init", "valkey", "prometheus", "grafana"}
+MODEL_USERS = {"annotator", "conversation", "classifier", "planner"}
+
+
+def compose() -> dict:
+    """The file as Compose sees it (PyYAML resolves the `<<:` merge keys the same way)."""
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def expected_runners() -> list[str]:
+    """Straight from the catalogue, not from deploy/inventory.py, so the test is independent."""
+    return [*load_catalogue().ids, *FIXED_RUNNERS]
+
+
+def test_docker_compose_accepts_the_file():
+    binary = require_tool("docker-compose")
+    result = run([binary, "-f", "docker-compose.yml", "config", "-q"])
+    assert result.returncode == 0, result.stderr
+
+
+def test_docker_compose_config_really_validates(tmp_path):
+    """Guard against a validator that accepts anything: a dangling depends_on must fail."""
+    binary = require_tool("docker-compose")
+    broken = tmp_path / "docker-compose.yml"
+    broken.write_text("services:\n  a:\n    image: busybox:1.36\n    depends_on: [missing]\n")
+    assert run([binary, "-f", str(broken), "config", "-q"], cwd=tmp_path).returncode != 0
+
+
+def test_every_service_and_every_specialist_has_its_own_container():
+    services = compose()["services"]
+    specialists = {f"specialist-{r.replace('_', '-')}": r for r in expected_runners()}
+    assert set(services) == CORE | INFRA | set(specialists)
+    for name in CORE:
+        assert services[name]["command"] == [name]
+    for name, runner in specialists.items():
+        assert services[name]["command"] == ["specialist", runner]
+
+
+def test_services_start_after_topics_exist_and_valkey_is_healthy():
+    services = compose()["services"]
+    for name in set(services) - INFRA:
+        assert services[name]["depends_on"] == {
+            "kafka-init": {"condition": "service_completed_successfully"},
+            "valkey": {"condition": "service_healthy"},
+        }, name
+        assert "/health" in " ".join(services[name]["healthcheck"]["test"]), name
+    assert services["kafka-init"]["depends_on"] == {"kafka": {"condition": "service_healthy"}}
+    for name in ("kafka", "valkey", "prometheus", "grafana"):
+        assert services[name]["healthcheck"]["test"], name
+
+
+def test_settings_come_from_environment_variables_only():
+    services = compose()["services"]
+    for name in set(services) - INFRA:
+        env = services[name]["environment"]
+        assert not {"env_file", "configs", "secrets"} & set(services[name]), name
+        assert env["PLANWIRE_KAFKA_BOOTSTRAP"] == "kafka:9092" and env["PLANWIRE_REDIS_URL"].startswith("redis://valkey:")
+        assert env["PLANWIRE_HTTP_HOST"] == "0.0.0.0" and env["PLANWIRE_HTTP_PORT"] == "8000"
+        uses_model = name in MODEL_USERS or name.startswith("specialist-")
+        assert ("PLANWIRE_MODEL_API_KEY" in env) == uses_model, name
+    assert "PLANWIRE_API_KEYS" in services["gateway"]["environment"]
+
+
+def test_kafka_runs_in_kraft_mode_and_valkey_with_aof():
+    services = compose()["services"]
+    kafka = services["kafka"]
+    assert kafka["image"].startswith("apache/kafka:")
+    assert kafka["environment"]["KAFKA_PROCESS_ROLES"] == "broker,controller"
+    assert kafka["environment"]["KAFKA_AUTO_CREATE_TOPICS_ENABLE"] == "false"
+    command = services["valkey"]["command"]
+    assert command[command.index("--appendonly") + 1] == "yes"
+    assert any(v.endswith(":/data") for v in services["valkey"]["volumes"])
+
+
+def test_kafka_init_creates_every_topic_with_its_partitions():
+    listing = (ROOT / "deploy/kafka/topics.txt").read_text().splitlines()
+    rows = [line.split() for line in listing if line and not line.startswith("#")]
+    expected = [[t.name, str(t.partitions)] for t in all_topics(expected_runners())]
+    assert rows == expected
+    mounts = compose()["services"]["kafka-init"]["volumes"]
+    assert "./deploy/kafka/topics.txt:/etc/planwire/topics.txt:ro" in mounts
+
+
+def test_third_party_images_are_pinned():
+    for name, service in compose()["services"].items():
+        image = service["image"]
+        if image.startswith("planwire:"):
+            continue
+        repo, _, tag = image.rpartition(":")
+        assert repo and tag and tag != "latest", f"{name} uses an unpinned image {image}"
+
+
+def test_prometheus_and_grafana_get_their_provisioned_files():
+    services = compose()["services"]
+    mounts = " ".join(services["prometheus"]["volumes"])
+    assert "./deploy/prometheus/prometheus.yml:" in mounts and "./deploy/prometheus/alerts.yml:" in mounts
+    mounts = " ".join(services["grafana"]["volumes"])
+    assert "./deploy/grafana/provisioning:" in mounts and "./deploy/grafana/dashboards:" in mounts
+    for mounted in ("deploy/prometheus/prometheus.yml", "deploy/prometheus/alerts.yml", "deploy/grafana/dashboards/planwire.json"):
+        assert (ROOT / mounted).is_file()
+
+
+def test_prometheus_scrapes_every_planwire_container():
+    config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
+    job = next(j for j in config["scrape_configs"] if j["job_name"] == "planwire")
+    targets = {t for group in job["static_configs"] for t in group["targets"]}
+    planwire = set(compose()["services"]) - INFRA
+    assert targets == {f"{name}:8000" for name in planwire}

@@ -1,0 +1,181 @@
+"""k8s/: schema-valid for Kubernetes 1.30, and every pod probed, bounded and locked down."""
+
+from __future__ import annotations
+
+import shutil
+from functools import cache
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from catalogue import load_catalogue
+from schemas.plan import FIXED_RUNNERS
+from tests.deploy.tools import ROOT, run
+
+K8S_VERSION = "1.30.0"
+# Custom resources of the Prometheus Operator: no schema ships with kubernetes-validate,
+# so they are checked structurally below instead.
+CRD_KINDS = {("monitoring.coreos.com/v1", "PodMonitor"), ("monitoring.coreos.com/v1", "PrometheusRule")}
+CORE = ["gateway", "trimmer", "annotator", "conversation", "classifier", "planner", "dispatcher"]
+
+
+def kustomize_command() -> list[str] | None:
+    if shutil.which("kustomize"):
+        return ["kustomize", "build"]
+    if shutil.which("kubectl"):
+        return ["kubectl", "kustomize"]
+    return None
+
+
+@cache
+def rendered(overlay: str = "k8s/base") -> tuple[dict, ...]:
+    """The manifests kustomize produces, or (base only, no kustomize) the files it lists."""
+    command = kustomize_command()
+    if command:
+        result = run([*command, overlay])
+        assert result.returncode == 0, result.stderr
+        return tuple(d for d in yaml.safe_load_all(result.stdout) if d)
+    if overlay != "k8s/base":
+        pytest.skip("neither kustomize nor kubectl is installed")
+    listed = yaml.safe_load((ROOT / "k8s/base/kustomization.yaml").read_text())["resources"]
+    return tuple(d for name in listed for d in yaml.safe_load_all((ROOT / "k8s/base" / name).read_text()) if d)
+
+
+def of_kind(kind: str, overlay: str = "k8s/base") -> dict[str, dict]:
+    return {d["metadata"]["name"]: d for d in rendered(overlay) if d["kind"] == kind}
+
+
+def is_crd(doc: dict) -> bool:
+    return (doc["apiVersion"], doc["kind"]) in CRD_KINDS
+
+
+@pytest.mark.parametrize("overlay", ["k8s/base", "k8s/overlays/production"])
+def test_every_builtin_manifest_is_valid_for_kubernetes_1_30(overlay):
+    errors = []
+    for doc in rendered(overlay):
+        if is_crd(doc):
+            continue
+        try:
+            kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
+        except (kubernetes_validate.ValidationError, kubernetes_validate.SchemaNotFoundError) as exc:
+            errors.append(f"{doc['kind']}/{doc['metadata']['name']}: {str(exc).splitlines()[0]}")
+    assert not errors, "\n".join(errors)
+
+
+def test_the_validator_rejects_unknown_fields():
+    """Guard: strict validation really is strict, so typos in manifests cannot pass."""
+    bad = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "x"}, "spec": {"ports": [{"port": 80}], "selectr": {}}}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(bad, K8S_VERSION, strict=True)
+
+
+def test_the_example_secret_is_valid_and_not_deployed():
+    secret = yaml.safe_load((ROOT / "k8s/base/secret.example.yaml").read_text())
+    kubernetes_validate.validate(secret, K8S_VERSION, strict=True)
+    assert secret["metadata"]["name"] == "planwire-secrets"
+    assert "Secret" not in {d["kind"] for d in rendered()}
+
+
+def test_one_deployment_per_service_and_per_specialist():
+    deployments = of_kind("Deployment")
+    runners = [*load_catalogue().ids, *FIXED_RUNNERS]
+    expected = {name: [name] for name in CORE} | {f"specialist-{r.replace('_', '-')}": ["specialist", r] for r in runners}
+    assert {name: d["spec"]["template"]["spec"]["containers"][0]["args"] for name, d in deployments.items()} == expected
+
+
+def test_every_pod_is_probed_bounded_and_locked_down():
+    for name, deployment in of_kind("Deployment").items():
+        pod = deployment["spec"]["template"]["spec"]
+        assert pod["securityContext"]["runAsNonRoot"] is True, name
+        assert pod["automountServiceAccountToken"] is False, name
+        (box,) = pod["containers"]
+        assert box["securityContext"]["readOnlyRootFilesystem"] is True, name
+        assert box["securityContext"]["allowPrivilegeEscalation"] is False, name
+        assert box["securityContext"]["capabilities"]["drop"] == ["ALL"], name
+        for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+            assert box[probe]["httpGet"] == {"path": "/health", "port": "http"}, (name, probe)
+        for bound in ("requests", "limits"):
+            assert set(box["resources"][bound]) == {"cpu", "memory"}, (name, bound)
+        assert {"name": "http", "containerPort": 8000, "protocol": "TCP"} in box["ports"], name
+        tag = box["image"].rpartition(":")[2]
+        assert tag and tag != "latest" and "/" not in tag, name
+
+
+def test_pods_carry_the_recommended_labels():
+    for name, deployment in of_kind("Deployment").items():
+        labels = deployment["spec"]["template"]["metadata"]["labels"]
+        assert labels["app.kubernetes.io/name"] == name
+        assert labels["app.kubernetes.io/part-of"] == "planwire"
+        assert labels["app.kubernetes.io/component"] == ("specialist" if name.startswith("specialist-") else name)
+
+
+def test_each_deployment_has_its_service_autoscaler_and_disruption_budget():
+    services, hpas, pdbs = of_kind("Service"), of_kind("HorizontalPodAutoscaler"), of_kind("PodDisruptionBudget")
+    for name, deployment in of_kind("Deployment").items():
+        pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+        assert _selects(services[name]["spec"]["selector"], pod_labels), name
+        assert _selects(pdbs[name]["spec"]["selector"]["matchLabels"], pod_labels), name
+        assert hpas[name]["apiVersion"] == "autoscaling/v2"
+        assert hpas[name]["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": name}
+        # The HPA owns the replica count; a `replicas` field would reset it on every apply.
+        assert "replicas" not in deployment["spec"], name
+
+
+def _selects(selector: dict, labels: dict) -> bool:
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
+def test_settings_come_from_the_configmap_and_secrets_from_planwire_secrets():
+    config = of_kind("ConfigMap")["planwire-config"]["data"]
+    for key in ("PLANWIRE_KAFKA_BOOTSTRAP", "PLANWIRE_REDIS_URL", "PLANWIRE_HTTP_HOST", "PLANWIRE_HTTP_PORT", "PLANWIRE_MODEL"):
+        assert key in config
+    secret_keys = set(yaml.safe_load((ROOT / "k8s/base/secret.example.yaml").read_text())["stringData"])
+    for name, deployment in of_kind("Deployment").items():
+        (box,) = deployment["spec"]["template"]["spec"]["containers"]
+        assert box["envFrom"] == [{"configMapRef": {"name": "planwire-config"}}], name
+        refs = [e["valueFrom"]["secretKeyRef"] for e in box.get("env", []) if "valueFrom" in e]
+        assert all(r["name"] == "planwire-secrets" and r["key"] in secret_keys for r in refs), name
+    gateway_env = {e["name"] for e in of_kind("Deployment")["gateway"]["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert "PLANWIRE_API_KEYS" in gateway_env
+
+
+def test_the_topic_job_reads_the_rendered_topic_list():
+    (job,) = of_kind("Job").values()
+    topics = of_kind("ConfigMap")["planwire-topics"]["data"]["topics.txt"]
+    assert topics == (ROOT / "deploy/kafka/topics.txt").read_text()
+    pod = job["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["volumes"][-1] == {"name": "topics", "configMap": {"name": "planwire-topics"}}
+
+
+def test_the_pod_monitor_scrapes_every_planwire_pod():
+    (monitor,) = of_kind("PodMonitor").values()
+    assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
+    selector = monitor["spec"]["selector"]["matchLabels"]
+    (endpoint,) = monitor["spec"]["podMetricsEndpoints"]
+    assert endpoint["port"] == "http" and endpoint["path"] == "/metrics"
+    assert {r["targetLabel"] for r in endpoint["relabelings"]} == {"component", "workload"}
+    for name, deployment in of_kind("Deployment").items():
+        assert _selects(selector, deployment["spec"]["template"]["metadata"]["labels"]), name
+
+
+def test_the_prometheus_rule_carries_the_alerts_file():
+    (rule,) = of_kind("PrometheusRule").values()
+    alerts = yaml.safe_load((ROOT / "deploy/prometheus/alerts.yml").read_text())
+    assert rule["spec"]["groups"] == alerts["groups"]
+
+
+def test_only_known_custom_resources_skip_schema_validation():
+    custom = {(d["apiVersion"], d["kind"]) for d in rendered() if "." in d["apiVersion"].split("/")[0]}
+    builtin_groups = {"apps", "batch", "policy", "autoscaling"}
+    assert {c for c in custom if c[0].split("/")[0] not in builtin_groups} <= CRD_KINDS
+
+
+def test_production_runs_two_of_every_core_service_from_a_registry_image():
+    hpas = of_kind("HorizontalPodAutoscaler", "k8s/overlays/production")
+    for name in CORE:
+        assert hpas[name]["spec"]["minReplicas"] == 2, name
+    for deployment in of_kind("Deployment", "k8s/overlays/production").values():
+        image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
+        assert "/" in image and not image.endswith(":latest")
