@@ -121,6 +121,15 @@ def bench(
     run_bench(ModelSettings(**({"model": model.value} if model else {})), turns=turns, idle_s=idle)
 
 
+@app.command()
+def docs(out: Path = typer.Option(Path("docs/asyncapi"), help="Where to write the documents.")) -> None:
+    """Regenerate every service's AsyncAPI document from the code."""
+    from planwire.docs import generate
+
+    for path in generate(out):
+        typer.echo(path)
+
+
 @app.command("eval")
 def eval_(
     paths: list[Path] = typer.Argument(..., exists=True, help="Case files or folders of them."),
