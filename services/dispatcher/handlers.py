@@ -118,6 +118,7 @@ async def advance(deps: Deps, session_id: str, seen: RunView, nodes: list[PlanNo
         await dispatch(deps, session_id, seen.plan_id, nodes, seen.cursor + 1, 1)
     else:
         await finish(deps, session_id, seen.plan_id, nodes)
+        RUNS_FINISHED.labels("completed").inc()
 
 
 async def retry(deps: Deps, session_id: str, seen: RunView, nodes: list[PlanNode], decision: Decision, cause: str) -> None:
@@ -147,7 +148,6 @@ async def finish(deps: Deps, session_id: str, plan_id: str, nodes: list[PlanNode
         summary=str(content.get("summary", "")),
     )
     await deps.completed.publish(out, key=out.key())
-    RUNS_FINISHED.labels("completed").inc()
 
 
 async def announce(deps: Deps, session_id: str, seen: RunView, nodes: list[PlanNode]) -> None:

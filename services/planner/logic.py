@@ -70,12 +70,11 @@ def specialist_instruction(item: str, notes: Notes, catalogue: Catalogue) -> str
     return f"Configure {entry.name} ({entry.role}) for this automation: {goal}"[:MAX_INSTRUCTION_CHARS]
 
 
-def enforce(proposal: Proposal, notes: Notes, catalogue: Catalogue) -> tuple[list[str], list[str]]:
-    """The specialist order after code's rules, and the repairs that took."""
-    required = noted_ids(notes, catalogue)
+def accepted(order: tuple[str, ...], required: list[str], catalogue: Catalogue) -> tuple[list[str], list[str]]:
+    """The proposed ids that may enter the plan, once each, and the repairs for the rest."""
     kept: list[str] = []
     repairs: list[str] = []
-    for item in proposal.order:
+    for item in order:
         if catalogue.get(item) is None:
             repairs.append("not_in_catalogue")
         elif item not in required:
@@ -84,6 +83,13 @@ def enforce(proposal: Proposal, notes: Notes, catalogue: Catalogue) -> tuple[lis
             repairs.append("duplicate")
         else:
             kept.append(item)
+    return kept, repairs
+
+
+def enforce(proposal: Proposal, notes: Notes, catalogue: Catalogue) -> tuple[list[str], list[str]]:
+    """The specialist order after code's rules, and the repairs that took."""
+    required = noted_ids(notes, catalogue)
+    kept, repairs = accepted(proposal.order, required, catalogue)
     by_rank = sorted(kept, key=lambda i: rank(i, catalogue))  # stable: the model's order within a group
     if by_rank != kept:
         repairs.append("ordering")

@@ -39,22 +39,27 @@ def cron(text: str) -> str | None:
     if found := CRON_LITERAL.search(text):
         return " ".join(found.group(1).split())
     lowered = text.lower()
-    hour, minute = time_of_day(lowered)
     if every := re.search(r"\bevery\s+(\d{1,2})\s+minutes?\b", lowered):
         return f"*/{every.group(1)} * * * *"
+    hour, minute = time_of_day(lowered)
     if re.search(r"\b(hourly|every hour)\b", lowered):
         return f"{minute} * * * *"
+    days = day_field(lowered)
+    return f"{minute} {hour} {days}" if days else None
+
+
+def day_field(lowered: str) -> str | None:
+    """Day-of-month, month and day-of-week fields for the days the text names, if any."""
     if days := sorted({DAYS[d] for d in re.findall(r"\b(" + "|".join(DAYS) + r")s?\b", lowered)}):
-        return f"{minute} {hour} * * {','.join(map(str, days))}"
-    if re.search(r"\b(weekdays?|every weekday|business days?)\b", lowered):
-        return f"{minute} {hour} * * 1-5"
-    if re.search(r"\b(weekly|every week)\b", lowered):
-        return f"{minute} {hour} * * 1"
-    if re.search(r"\b(monthly|every month)\b", lowered):
-        return f"{minute} {hour} 1 * *"
-    if re.search(r"\b(daily|every (day|morning|evening|night)|each (day|morning))\b", lowered) or TIME.search(lowered):
-        return f"{minute} {hour} * * *"
-    return None
+        return f"* * {','.join(map(str, days))}"
+    phrases = (
+        (r"\b(weekdays?|every weekday|business days?)\b", "* * 1-5"),
+        (r"\b(weekly|every week)\b", "* * 1"),
+        (r"\b(monthly|every month)\b", "1 * *"),
+        (r"\b(daily|every (day|morning|evening|night)|each (day|morning))\b", "* * *"),
+    )
+    found = next((fields for pattern, fields in phrases if re.search(pattern, lowered)), None)
+    return found or ("* * *" if TIME.search(lowered) else None)
 
 
 def time_of_day(lowered: str) -> tuple[int, int]:

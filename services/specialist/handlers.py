@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from faststream import Context
 from faststream.kafka.publisher import DefaultPublisher
-from prometheus_client import Counter
+from prometheus_client import Counter, Histogram
 from redis.asyncio import Redis
 
 from catalogue import Catalogue
@@ -18,6 +18,7 @@ from shared.idempotency import claim
 from shared.model import ModelPort
 
 STEPS_RUN = Counter("planwire_steps_run_total", "Steps a runner executed, by runner and outcome.", ["runner", "outcome"])
+STEP_SECONDS = Histogram("planwire_step_seconds", "Time a runner took to execute one step.", ["runner"])
 
 
 @dataclass
@@ -41,7 +42,8 @@ async def on_run_step(command: RunStep, deps: Deps = Context()) -> None:
         await deps.store.count_execution(command.session_id, command.node.node_id)
         await asyncio.sleep(deps.delay_s)
         try:
-            version, error = await steps.run_step(command, deps), None
+            with STEP_SECONDS.labels(command.node.runner).time():
+                version, error = await steps.run_step(command, deps), None
         except steps.StepFailed as exc:
             version, error = None, str(exc)[:1000]
         STEPS_RUN.labels(command.node.runner, "ok" if error is None else "failed").inc()

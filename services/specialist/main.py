@@ -1,8 +1,9 @@
 """Step runtime: the one wiring point. `python -m services.specialist.main gmail slack` serves
 those runners; `--all` serves every catalogue id plus composer, save and summarizer.
 
-Each runner consumes its own command topic in its own consumer group `specialist.<id>`, so
-a runner deploys and scales on its own; the embedded stack runs them all in one process.
+Deployed per id, each runner consumes its own command topic in its own consumer group
+`specialist.<id>`, so it deploys and scales on its own. `--all` (the embedded stack, one
+process) reads every runner topic with a single consumer in group `specialist.all`.
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ async def start_runners() -> None:
         await subscribe(*runners).start()
         return
     await asyncio.gather(*(subscribe(runner).start() for runner in runners))
+
 
 if __name__ == "__main__":
     serve(app, settings)
