@@ -192,4 +192,8 @@ class EmbeddedStack:
         if model is not None:
             backend, base_url = "openai", await probes.ready_line(model, "READY ", timeout_s=120.0)
         env = {"PLANWIRE_MODEL": backend, "PLANWIRE_MODEL_NAME": self.settings.model_name}
+        if model is not None:
+            # A step on the 2-core local model can take a minute with retries; the default
+            # 20 s step timeout would re-request steps that are only slow.
+            env["PLANWIRE_STEP_TIMEOUT_S"] = os.environ.get("PLANWIRE_STEP_TIMEOUT_S", "180")
         return {**env, "PLANWIRE_MODEL_BASE_URL": base_url} if base_url else env

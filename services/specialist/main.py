@@ -3,7 +3,7 @@ those runners; `--all` serves every catalogue id plus composer, save and summari
 
 Deployed per id, each runner consumes its own command topic in its own consumer group
 `specialist.<id>`, so it deploys and scales on its own. `--all` (the embedded stack, one
-process) reads every runner topic with a single consumer in group `specialist.all`.
+process) spreads every runner topic over a few consumers (groups `specialist.all-<k>`).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ class Settings(InfraSettings, ModelSettings):
     # 18% + 32%, for at most 0.1 s more per step. Unset: the shared fetch_max_wait_ms.
     runner_fetch_max_wait_ms: int | None = None
     specialist_delay_s: float = 0.0  # test-only: delay before each step runs
+    all_runner_consumers: int = 8  # with --all: how many consumers share the runners' topics
 
 
 settings = Settings()
@@ -47,13 +48,12 @@ broker = make_broker(settings, client_id="specialist")
 completed = broker.publisher(STEP_COMPLETED.name, schema=StepCompleted, description="A step finished, ok or failed.")
 
 
-def subscribe(runner: str, *more: str) -> Any:
+def subscribe(runner: str, *more: str, group: str | None = None) -> Any:
     """The runner's subscriber: its own command topic, its own consumer group.
 
-    With more runners, one consumer (group `specialist.all`) reads all their topics.
+    With more runners, one consumer (in `group`) reads all their topics.
     """
-    group = f"specialist.{runner}" if not more else "specialist.all"
-    options = consumer_options(settings, group)
+    options = consumer_options(settings, group or f"specialist.{runner}")
     options |= {"session_timeout_ms": settings.consumer_session_timeout_ms, "heartbeat_interval_ms": settings.consumer_heartbeat_ms}
     if settings.runner_fetch_max_wait_ms is not None:
         options["fetch_max_wait_ms"] = settings.runner_fetch_max_wait_ms
@@ -84,9 +84,10 @@ async def start_runners() -> None:
     on the embedded broker: with `--all` that would be minutes before the last runner serves.
     """
     if ALL in sys.argv[1:]:
-        # One consumer for the lot: 44 idle consumers polling the embedded broker cost most
-        # of a core (measured), which the local model needs.
-        await subscribe(*runners).start()
+        # A few consumers for the lot: 44 idle consumers polling the embedded broker cost most
+        # of a core (measured), while one would run every session's steps one at a time.
+        shards = [runners[i :: settings.all_runner_consumers] for i in range(settings.all_runner_consumers)]
+        await asyncio.gather(*(subscribe(*shard, group=f"specialist.all-{i}").start() for i, shard in enumerate(shards) if shard))
         return
     await asyncio.gather(*(subscribe(runner).start() for runner in runners))
 
