@@ -26,14 +26,30 @@ from shared.bus import ensure_topics
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
 # Tansu does not wake fetch long-polls on new data, so each hop waits up to the fetch wait;
-# but every idle consumer polls once per wait, so a tiny wait burns CPU the local model
-# needs (measured: 5 ms -> 85% of a core idle, 50 ms -> 25%). 50 ms costs ~100 ms a turn.
+# but every idle consumer polls once per wait, and Tansu and the services pay for each poll.
+# Measured with `planwire bench` (idle CPU of the whole stack, turn p50): 50 ms -> 99% of a
+# core, 48 ms; 100 ms -> 65%, 83 ms; 150 ms -> 33%, 121 ms; 250 ms -> 25%, 134 ms.
 # Tansu also completes a group join after half the session timeout: a short one starts faster.
 EMBEDDED_CONSUMER_ENV = {
-    "PLANWIRE_FETCH_MAX_WAIT_MS": "50",
+    "PLANWIRE_FETCH_MAX_WAIT_MS": "150",
     "PLANWIRE_CONSUMER_SESSION_TIMEOUT_MS": "3000",
     "PLANWIRE_CONSUMER_HEARTBEAT_MS": "1000",
 }
+# Beside a local model every core the plumbing idles on is taken from the model, and a turn
+# already waits seconds for it: a longer poll is worth more than 0.1 s of hop latency. Its
+# calls are slow under load (4 slots on 2 cores), and a timed-out call is computed twice.
+LOCAL_MODEL_ENV = {
+    "PLANWIRE_FETCH_MAX_WAIT_MS": "250",
+    "PLANWIRE_MODEL_TIMEOUT_S": "90",
+    # A step on the 2-core local model can take a minute with retries; the default 20 s
+    # step timeout would re-request steps that are only slow.
+    "PLANWIRE_STEP_TIMEOUT_S": "180",
+}
+
+
+def overridable(defaults: dict[str, str]) -> dict[str, str]:
+    """The defaults, each replaced by the caller's environment variable of the same name."""
+    return {name: os.environ.get(name, value) for name, value in defaults.items()}
 
 
 def package_bin(package: str, name: str) -> Path | None:
@@ -173,7 +189,7 @@ class EmbeddedStack:
         return {
             **_child_env(),
             "PLANWIRE_KAFKA_BOOTSTRAP": self.bootstrap, "PLANWIRE_REDIS_URL": self.redis_url,
-            **EMBEDDED_CONSUMER_ENV, "PLANWIRE_HTTP_HOST": HOST, **model_env,
+            **overridable(EMBEDDED_CONSUMER_ENV), "PLANWIRE_HTTP_HOST": HOST, **model_env,
         }
 
     def _start_local_model(self) -> Child | None:
@@ -193,7 +209,5 @@ class EmbeddedStack:
             backend, base_url = "openai", await probes.ready_line(model, "READY ", timeout_s=120.0)
         env = {"PLANWIRE_MODEL": backend, "PLANWIRE_MODEL_NAME": self.settings.model_name}
         if model is not None:
-            # A step on the 2-core local model can take a minute with retries; the default
-            # 20 s step timeout would re-request steps that are only slow.
-            env["PLANWIRE_STEP_TIMEOUT_S"] = os.environ.get("PLANWIRE_STEP_TIMEOUT_S", "180")
+            env |= overridable(LOCAL_MODEL_ENV)
         return {**env, "PLANWIRE_MODEL_BASE_URL": base_url} if base_url else env
