@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from catalogue import Catalogue, MatchResult, detect, evidence
+from catalogue import Catalogue, MatchResult, detect, evidence, find_mentions
 from schemas.turn import Notes
 
 # The user saying they are done is what lets confidence pass the threshold; the structure
@@ -115,6 +115,19 @@ def heuristic_summary(items: set[str], catalogue: Catalogue) -> str:
     return f"A workflow using {', '.join(names)}." if names else "Nothing concrete yet."
 
 
+def summary_of(proposed: str, items: set[str], catalogue: Catalogue) -> tuple[str, list[str]]:
+    """The model's summary if it agrees with the notes, else code's; and the rule that fired.
+
+    It must name at least one noted item (once there are any) and nothing that is not noted:
+    a weak model's summary drifts to topics the user never raised, or keeps an item the
+    user removed, and the confirmation summary shows it above code's lists.
+    """
+    named = set(find_mentions(proposed, catalogue))
+    if proposed.strip() and named <= items and (named or not items):
+        return proposed, []
+    return heuristic_summary(items, catalogue), ["model_summary_disagrees_with_notes"] if proposed.strip() else []
+
+
 def fold(previous: Notes, user_text: str, view: ModelView, catalogue: Catalogue, threshold: float, turn_id: str | None) -> Folded:
     """Fold one user turn into the notes, enforcing every code guarantee."""
     match = detect(user_text, catalogue)
@@ -122,9 +135,10 @@ def fold(previous: Notes, user_text: str, view: ModelView, catalogue: Catalogue,
     removed = accepted_model_removals(view, user_text, catalogue)
     items, gone = fold_items(previous, match, added, removed)
     score = confidence(items, user_text, view.confidence, catalogue)
+    summary, summary_rules = summary_of(view.summary, items, catalogue)
     notes = Notes(
         version=previous.version + 1,
-        requirement_summary=(view.summary or heuristic_summary(items, catalogue))[:2000],
+        requirement_summary=summary[:2000],
         mentioned_integrations=sorted(i for i in items if catalogue.get(i).kind == "integration"),
         mentioned_tools=sorted(i for i in items if catalogue.get(i).kind == "tool"),
         removed=sorted(gone),
@@ -132,4 +146,4 @@ def fold(previous: Notes, user_text: str, view: ModelView, catalogue: Catalogue,
         hints=(code_hints(items, catalogue) + list(view.hints))[:5],
         last_turn_id=turn_id,
     )
-    return Folded(notes, score >= threshold, overrides)
+    return Folded(notes, score >= threshold, overrides + summary_rules)

@@ -82,3 +82,21 @@ def test_confirmation_waits_for_the_user_to_say_they_are_done():
 def test_hints_ask_for_what_is_structurally_missing():
     notes = play(["Summarize the changelog."])
     assert any("starts" in h for h in notes.hints) and any("results" in h for h in notes.hints)
+
+
+def test_a_model_summary_about_something_else_is_replaced_by_codes_own():
+    drifted = ModelView(summary="The market share is a mix of 3, 20%, and 10% of the market share.", confidence=0.5)
+    notes = play(["Every Monday, search the web for competitor pricing.", "Save it in Notion."], [SILENT, drifted])
+    assert "Notion" in notes.requirement_summary and "market share" not in notes.requirement_summary
+
+
+def test_a_model_summary_that_keeps_a_removed_item_is_replaced():
+    stale = ModelView(summary="Salesforce deals are posted to Slack.")
+    notes = play(["When a deal closes in Salesforce, notify us in Slack.", "Actually, drop Slack and use Microsoft Teams."], [SILENT, stale])
+    assert "Slack" not in notes.requirement_summary and "Microsoft Teams" in notes.requirement_summary
+
+
+def test_a_model_summary_that_agrees_with_the_notes_is_kept():
+    agreeing = ModelView(summary="Post new Zendesk tickets to Jira.")
+    notes = play(["Watch Zendesk for new tickets and open a Jira issue for each."], [agreeing])
+    assert notes.requirement_summary == "Post new Zendesk tickets to Jira."
