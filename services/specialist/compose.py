@@ -10,6 +10,7 @@ import uuid
 from itertools import pairwise
 
 from catalogue import Catalogue
+from services.specialist import values
 from services.specialist.context import PlanLog
 
 FORMAT = "planwire.workflow/v1"
@@ -30,6 +31,14 @@ def specialists_of(plan: PlanLog) -> list[str]:
 def heuristic_title(plan: PlanLog, catalogue: Catalogue) -> str:
     """'Gmail → PDF Parser → Slack': what the workflow connects."""
     return " → ".join(catalogue.get(s).name for s in specialists_of(plan))[:MAX_TITLE_CHARS] or "Workflow"
+
+
+def acceptable_title(title: str, plan: PlanLog, catalogue: Catalogue) -> bool:
+    """A model's title is used only if it is short, names a part of the workflow, and does
+    not echo the prompt (a weak model titles workflows with its own instructions)."""
+    text = title.strip().lower()
+    names = [catalogue.get(s).name.lower() for s in specialists_of(plan)]
+    return 3 <= len(text) <= MAX_TITLE_CHARS and not values.echoes_prompt(text) and any(n in text for n in names)
 
 
 def compose(plan: PlanLog, session_id: str, configs: dict[str, dict], catalogue: Catalogue, title: str) -> dict:

@@ -13,7 +13,7 @@ from typing import Any
 
 from catalogue import CatalogueEntry
 from schemas.turn import ChatMessage
-from services.specialist import extract
+from services.specialist import extract, values
 from shared.model.jsonschema_lite import SchemaViolation, validate
 
 # Defaults chosen to satisfy each catalogue pattern; they are placeholders the user can edit.
@@ -49,6 +49,39 @@ def heuristic_config(entry: CatalogueEntry, text: str) -> dict:
         if value is not None:
             config[name] = value
     return config
+
+
+def ground(draft: dict, entry: CatalogueEntry, text: str) -> tuple[dict, list[str]]:
+    """The model's draft under code's facts; returns the config and the rules that fired.
+
+    A value extracted from the user's words wins (like the catalogue matcher's findings);
+    a model value that values.problem() rejects is replaced by the heuristic's value (or
+    dropped when optional); list items are checked one by one.
+    """
+    schema, words = entry.config_schema, values.content_words(text)
+    config: dict[str, Any] = {}
+    fired: list[str] = []
+    for name, spec in schema["properties"].items():
+        value, rules = _grounded_value(entry.id, name, spec, draft.get(name), text, words)
+        fired += rules
+        if value is None and name in schema.get("required", ()):
+            value = default_value(name, spec)
+        if value is not None:
+            config[name] = value
+    return config, fired
+
+
+def _grounded_value(specialist: str, name: str, spec: dict, proposed: Any, text: str, words: set[str]) -> tuple[Any, list[str]]:
+    extracted = value_from_text(specialist, name, spec, text)
+    if isinstance(proposed, list):
+        kept = [item for item in proposed if values.problem(name, spec.get("items", {}), item, words) is None]
+        dropped = ["config_item_not_grounded"] * (len(proposed) - len(kept))
+        merged = list(dict.fromkeys([*(extracted or []), *kept]))[: spec.get("maxItems", 30)]
+        return merged or None, dropped
+    if extracted is not None:
+        return extracted, ["config_value_from_user_words"] if proposed is not None and proposed != extracted else []
+    rule = None if proposed is None else values.problem(name, spec, proposed, words)
+    return (None, [f"config_{rule}"]) if rule else (proposed, [])
 
 
 def value_from_text(specialist: str, name: str, spec: dict, text: str) -> Any:

@@ -1,7 +1,8 @@
 """The summarizer: tell the user what was built. Pure functions.
 
 The model may phrase the summary; code guarantees that every node's display name appears
-in it, appending the missing ones when the model left any out.
+in it, appending the missing ones when the model left any out, and replaces a summary that
+names no step at all (or echoes the prompt) with its own.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import re
 
 from catalogue import Catalogue
+from services.specialist import values
 
 ROLE_WORDS = {"trigger": "starts it", "source": "provides the data", "processor": "processes it", "action": "acts on it"}
 MAX_SUMMARY_CHARS = 4000
@@ -35,6 +37,11 @@ def highlights(config: dict, limit: int = 2) -> str:
 def missing_names(text: str, names: list[str]) -> list[str]:
     """Display names the text does not mention (whole words, any case)."""
     return [n for n in names if not re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text, re.IGNORECASE)]
+
+
+def usable(text: str, names: list[str]) -> bool:
+    """A model's summary is worth keeping: it names at least one step and answers, not echoes."""
+    return len(text.strip()) >= 20 and not values.echoes_prompt(text) and len(missing_names(text, names)) < len(names)
 
 
 def ensure_names(text: str, names: list[str]) -> tuple[str, bool]:
