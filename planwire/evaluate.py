@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -136,13 +137,20 @@ def report_json(results: list[CaseResult], summary: dict) -> str:
     return json.dumps({"cases": cases, "summary": summary}, indent=2)
 
 
-async def evaluate(cases: list[Case], gateway_url: str, *, timeout_s: float, concurrency: int) -> list[CaseResult]:
-    """Run every case, a few at a time (each is its own session, so they do not interfere)."""
+async def evaluate(
+    cases: list[Case], gateway_url: str, *, timeout_s: float, concurrency: int, on_result: Callable[[CaseResult], None] = lambda _: None
+) -> list[CaseResult]:
+    """Run every case, a few at a time (each is its own session, so they do not interfere).
+
+    `on_result` hears each case as it finishes; the list comes back in the cases' order.
+    """
     gate = asyncio.Semaphore(concurrency)
 
     async def one(case: Case) -> CaseResult:
         async with gate:
-            return await run_case(case, gateway_url, timeout_s)
+            result = await run_case(case, gateway_url, timeout_s)
+        on_result(result)
+        return result
 
     return list(await asyncio.gather(*(one(c) for c in cases)))
 
@@ -156,9 +164,9 @@ def run_eval(paths: list[Path], settings, *, gateway_url: str | None, report: Pa
     cases = load_cases(paths)
     with nullcontext() if gateway_url else EmbeddedStack(settings) as stack:
         url = gateway_url or stack.gateway_url
-        results = asyncio.run(evaluate(cases, url, timeout_s=timeout_s, concurrency=concurrency))
-    for result in results:
-        print(case_line(result), flush=True)
+        # A line per case as it finishes: with a local model a run takes many minutes.
+        printed = lambda result: print(case_line(result), flush=True)  # noqa: E731
+        results = asyncio.run(evaluate(cases, url, timeout_s=timeout_s, concurrency=concurrency, on_result=printed))
     summary = summarize(results, cases, settings.model_name if settings.model != "heuristic" else "heuristic")
     if report:
         report.write_text(report_json(results, summary))
