@@ -294,7 +294,7 @@ async def test_confirmed_notes_become_a_saved_workflow_built_from_labelled_conte
     assert [m["text"] for m in slack_context["messages"]] == lines[-30:]
     prompt = "\n".join(m["content"] for m in slack_context["prompt"])
     gmail_exchange = json.loads(await redis.lindex(session_key(session_id, "plan", "exchange", "gmail"), 0))
-    assert gmail_exchange["messages"][0]["content"] not in prompt, "an earlier step's model exchange leaked"
+    assert gmail_exchange["messages"][-1]["content"] not in prompt, "an earlier step's model exchange leaked"
     assert json.dumps(gmail_exchange["reply"], sort_keys=True) not in prompt
     assert json.dumps(edited, sort_keys=True) in prompt, "the validated gmail config is what later steps see"
 

@@ -57,10 +57,18 @@ def test_only_the_last_30_messages_enter_the_context():
     assert list(step.messages) == lines[-30:]
 
 
+def test_steps_of_a_session_share_the_start_of_their_prompt_for_the_model_servers_cache():
+    first = context.render(context.assemble(PLAN, INDEX["gmail"], ARTIFACTS, transcript(6)), "Configure Gmail.")
+    later = context.render(context.assemble(PLAN, INDEX["slack"], ARTIFACTS, transcript(6)), "Configure Slack.")
+    shared = "\n\n".join(first[1]["content"].split("\n\n")[:2])
+    assert first[0] == later[0] and shared.startswith("Conversation") and later[1]["content"].startswith(shared)
+
+
 def test_the_prompt_holds_instructions_labelled_artifacts_and_conversation_only():
     step = context.assemble(PLAN, INDEX["gmail.config"], ARTIFACTS, transcript(2))
-    system, user = context.render(step, "SYSTEM")
-    assert system == {"role": "system", "content": "SYSTEM"}
+    system, user = context.render(step, "ROLE.")
+    assert system == {"role": "system", "content": context.STEP_SYSTEM}
+    assert user["content"].endswith("Your task (step 4 of 9): ROLE. " + " ".join(step.instructions))
     assert "[draft config proposed by the gmail step" in user["content"] and '{"query": "label:edited"}' in user["content"]
     assert "user: line 0\nassistant: line 1" in user["content"]
     assert context.assemble(PLAN, INDEX["gmail"], {}, []).instructions == ("Watch for invoices.",)
