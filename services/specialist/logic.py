@@ -39,16 +39,11 @@ def user_words(messages: list[ChatMessage] | tuple[ChatMessage, ...]) -> str:
 
 
 def heuristic_config(entry: CatalogueEntry, text: str) -> dict:
-    """A schema-valid config from the user's words and defaults; deterministic."""
-    schema = entry.config_schema
-    config: dict[str, Any] = {}
-    for name, spec in schema["properties"].items():
-        value = value_from_text(entry.id, name, spec, text)
-        if value is None and name in schema.get("required", ()):
-            value = default_value(name, spec)
-        if value is not None:
-            config[name] = value
-    return config
+    """A schema-valid config from the user's words and defaults; deterministic.
+
+    It is grounding applied to an empty draft: what the words give, defaults for the rest.
+    """
+    return ground({}, entry, text)[0]
 
 
 def ground(draft: dict, entry: CatalogueEntry, text: str) -> tuple[dict, list[str]]:

@@ -95,7 +95,8 @@ async def ask(step: Step, deps: Deps, schema: dict, fallback: Callable[[], dict]
 async def draft(step: Step, deps: Deps) -> tuple[str, dict]:
     """A specialist step: the model drafts the config (the heuristic when it cannot), code grounds it."""
     entry = deps.catalogue.get(step.command.node.specialist)
-    words, heuristic = step.words, logic.heuristic_config(entry, step.words)
+    words = step.words
+    heuristic = logic.heuristic_config(entry, words)
     data = await ask(step, deps, entry.config_schema, lambda: heuristic, lambda d: logic.check(d, entry))
     if data != heuristic:
         data, fired = logic.ground(data, entry, words)
