@@ -1,8 +1,9 @@
 """`planwire eval`: play scripted conversations and score the compiled plans.
 
 The contract is ../shared/eval/FORMAT.md: one line per case, a last line
-`eval: P/N passed, recall R, forbidden F, prompt_tokens T`, an optional JSON report, and
-exit status 0 only when every case passed.
+`eval: P/N passed, recall R, precision P, forbidden F, extra E, prompt_tokens T`, an optional
+JSON report, and exit status 0 only when every case passed. A case that errors or never
+reaches a plan counts every expected id as missing, so a broken run can never look better.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class Case:
     confirm: str
     expected: list[str]
     absent: list[str]
+    allowed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -40,6 +42,7 @@ class CaseResult:
     passed: bool
     missing: list[str] = field(default_factory=list)
     forbidden: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
     turns: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -57,25 +60,30 @@ def load_cases(paths: list[Path]) -> list[Case]:
 def case_from(raw: dict) -> Case:
     """A Case from the FORMAT.md JSON."""
     expect = raw["expect"]
-    return Case(raw["id"], raw["turns"], raw["confirm"], expect["integrations"] + expect["tools"], expect.get("absent", []))
+    expected = expect["integrations"] + expect["tools"]
+    return Case(raw["id"], raw["turns"], raw["confirm"], expected, expect.get("absent", []), expect.get("allowed", []))
 
 
-def score(case: Case, plan: list[str]) -> tuple[list[str], list[str]]:
-    """Expected ids missing from the plan, and absent ids present in it."""
-    return [i for i in case.expected if i not in plan], [i for i in case.absent if i in plan]
+def score(case: Case, plan: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """Expected ids missing from the plan, absent ids in it, and ids nobody listed (extra)."""
+    listed = {*case.expected, *case.absent, *case.allowed}
+    missing = [i for i in case.expected if i not in plan]
+    return missing, [i for i in case.absent if i in plan], [i for i in dict.fromkeys(plan) if i not in listed]
 
 
 async def run_case(case: Case, gateway_url: str, timeout_s: float) -> CaseResult:
     """Play a case through the gateway; never raises, a failure is a failed result."""
-    started, result = time.monotonic(), CaseResult(case.id, passed=False)
+    # Until a plan is scored, every expected id is missing: an error must not raise recall.
+    started, result = time.monotonic(), CaseResult(case.id, passed=False, missing=list(case.expected))
     try:
         async with SessionClient(gateway_url, timeout_s=timeout_s) as session:
             result.turns = await converse(session, case)
             final = await session.wait_for(lambda e: e.type in FINAL_EVENTS)
             state = await session.state()
         result.plan = next((e.data["specialists"] for e in session.seen if e.type == "plan"), [])
-        result.missing, result.forbidden = score(case, result.plan)
-        result.passed = final.type == "workflow_completed" and not result.missing and not result.forbidden
+        result.missing, result.forbidden, result.extra = score(case, result.plan)
+        clean = not (result.missing or result.forbidden or result.extra)
+        result.passed = final.type == "workflow_completed" and clean
         result.error = None if final.type == "workflow_completed" else final.data.get("reason")
         usage = state.get("usage", {})
         result.prompt_tokens, result.completion_tokens = usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)
@@ -105,11 +113,14 @@ def summarize(results: list[CaseResult], cases: list[Case], model: str) -> dict:
     """The report's summary block."""
     expected = sum(len(c.expected) for c in cases)
     found = sum(len(c.expected) - len(r.missing) for c, r in zip(cases, results))
+    planned = sum(len(set(r.plan)) for r in results)
     return {
         "cases": len(results),
         "passed": sum(r.passed for r in results),
         "recall": round(found / expected, 2) if expected else 1.0,
+        "precision": round(found / planned, 2) if planned else (1.0 if not expected else 0.0),
         "forbidden": sum(len(r.forbidden) for r in results),
+        "extra": sum(len(r.extra) for r in results),
         "prompt_tokens": sum(r.prompt_tokens for r in results),
         "completion_tokens": sum(r.completion_tokens for r in results),
         "model": model,
@@ -119,7 +130,8 @@ def summarize(results: list[CaseResult], cases: list[Case], model: str) -> dict:
 def case_line(result: CaseResult) -> str:
     """One printed line per case."""
     status = "PASS" if result.passed else "FAIL"
-    detail = f"missing={result.missing} forbidden={result.forbidden}" + (f" error={result.error}" if result.error else "")
+    detail = f"missing={result.missing} forbidden={result.forbidden} extra={result.extra}"
+    detail += f" error={result.error}" if result.error else ""
     return f"{status} {result.id} ({result.turns} turns, {result.seconds}s) plan={result.plan} {detail}"
 
 
@@ -127,7 +139,8 @@ def last_line(summary: dict) -> str:
     """The closing line FORMAT.md specifies."""
     return (
         f"eval: {summary['passed']}/{summary['cases']} passed, recall {summary['recall']:.2f}, "
-        f"forbidden {summary['forbidden']}, prompt_tokens {summary['prompt_tokens']}"
+        f"precision {summary['precision']:.2f}, forbidden {summary['forbidden']}, extra {summary['extra']}, "
+        f"prompt_tokens {summary['prompt_tokens']}"
     )
 
 

@@ -15,7 +15,9 @@ from tests.e2e.gathering import CASES_DIR
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
-LAST_LINE = re.compile(r"^eval: (\d+)/(\d+) passed, recall (\d\.\d\d), forbidden (\d+), prompt_tokens (\d+)$")
+LAST_LINE = re.compile(
+    r"^eval: (\d+)/(\d+) passed, recall (\d\.\d\d), precision (\d\.\d\d), forbidden (\d+), extra (\d+), prompt_tokens (\d+)$"
+)
 # Slack stays in the conversation, so a plan that honours the notes must contain it: the
 # case forbids it on purpose, and the eval must say so and fail.
 CONTRADICTED = {
@@ -38,13 +40,13 @@ def test_eval_passes_a_shared_case_and_reports_it(stack, tmp_path):
     done = run_eval(stack.gateway_url, CASES_DIR / "support-triage.json", report=report)
     lines = done.stdout.strip().splitlines()
     assert done.returncode == 0, done.stdout + done.stderr
-    assert lines[0].startswith("PASS support-triage") and LAST_LINE.match(lines[-1]).groups()[:4] == ("1", "1", "1.00", "0")
+    assert lines[0].startswith("PASS support-triage") and LAST_LINE.match(lines[-1]).groups()[:6] == ("1", "1", "1.00", "1.00", "0", "0")
     data = json.loads(report.read_text())
     case = data["cases"][0]
-    assert {"id", "passed", "missing", "forbidden", "turns", "prompt_tokens", "completion_tokens", "seconds", "plan"} <= set(case)
+    assert {"id", "passed", "missing", "forbidden", "extra", "turns", "prompt_tokens", "completion_tokens", "seconds", "plan"} <= set(case)
     assert case["passed"] and {"zendesk", "jira", "sentiment"} <= set(case["plan"])
     assert data["summary"] | {"prompt_tokens": 0, "completion_tokens": 0} == {
-        "cases": 1, "passed": 1, "recall": 1.0, "forbidden": 0, "prompt_tokens": 0, "completion_tokens": 0, "model": "heuristic"
+        "cases": 1, "passed": 1, "recall": 1.0, "precision": 1.0, "forbidden": 0, "extra": 0, "prompt_tokens": 0, "completion_tokens": 0, "model": "heuristic"
     }
 
 
@@ -55,4 +57,5 @@ def test_eval_fails_with_exit_1_when_a_plan_holds_a_forbidden_id(stack, tmp_path
     lines = done.stdout.strip().splitlines()
     assert done.returncode == 1, done.stdout + done.stderr
     assert lines[0].startswith("FAIL contradicted") and "forbidden=['slack']" in lines[0]
-    assert LAST_LINE.match(lines[-1]).groups()[:4] == ("0", "1", "1.00", "1")
+    # stripe found, slack planned: recall 1/1, precision 1/2.
+    assert LAST_LINE.match(lines[-1]).groups()[:6] == ("0", "1", "1.00", "0.50", "1", "0")
