@@ -1,7 +1,8 @@
 """Context checks for aliases that are also ordinary English.
 
 An alias hit is only a reference to the catalogue item when its context says so: "linear"
-is usually an adjective, and "summarize what you have so far" asks the assistant for a
+is usually an adjective, "teams" usually people, "cut me some slack" an idiom (the senses
+are data in the catalogue), and "summarize what you have so far" asks the assistant for a
 recap rather than describing a workflow step.
 """
 
@@ -10,14 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from catalogue.lexicon import compiled
+from catalogue.model import CatalogueEntry
 from catalogue.phrases import Hit, words
 
 # How far back the context checks look: enough for a few words, and linear in text length.
 WINDOW = 24
-# "Linear ticket", "linear issues": these nouns make even a lower-case "linear" the product.
-LINEAR_NOUN = re.compile(r"(?:\s|-)(?:ticket|issue|project|board|workspace|cycle)s?(?!\w)", re.IGNORECASE)
 # A capital letter proves nothing at the start of a sentence ("Linear growth is fine.").
-SENTENCE_START = re.compile(r"(?:\A|[.!?]\s+|\n\s*)[\"'(\[*-]*\s*\Z")
+SENTENCE_START = re.compile(r"(?:\A|[.!?;]\s+|\n\s*|[-–—>]\s*)[\"'(\[*-]*\s*\Z")
+# "post it in teams", "create it on linear": a product's usual preposition right before it.
+SEPARATOR = re.compile(r"[\s-]+")
+PRODUCT_PREPOSITION = re.compile(r"(?<!\w)(?:in|on|to|into|onto|via|through|from|using|inside)\s+\Z", re.IGNORECASE)
 
 # What follows a summary verb when the user wants a recap of the conversation itself.
 RECAP_OBJECT = re.compile(
@@ -33,12 +37,33 @@ DIGEST_AS_THINKING = re.compile(r"(?:let\s+me|need\s+to|have\s+to|time\s+to)\s+\
 SUMMARY_NOUN = words(r"(?:daily|weekly|monthly|nightly|changelog|release)\s+(summar(?:y|ies))")
 
 
-def linear_is_product(text: str, hit: Hit) -> bool:
-    """Linear the product: followed by ticket/issue/..., or capitalised mid-sentence."""
-    if LINEAR_NOUN.match(text, hit.end):
+def _covered(text: str, hit: Hit, phrases: tuple[str, ...]) -> bool:
+    """Whether one of the phrases spans the hit (looked for in a window around it)."""
+    pattern = compiled(phrases)
+    lo, hi = max(0, hit.start - 2 * WINDOW), min(len(text), hit.end + 2 * WINDOW)
+    return pattern is not None and any(m.start() <= hit.start and hit.end <= m.end() for m in pattern.finditer(text, lo, hi))
+
+
+def _capitalised_mid_sentence(text: str, hit: Hit) -> bool:
+    return text[hit.start].isupper() and not SENTENCE_START.search(text, max(0, hit.start - WINDOW), hit.start)
+
+
+def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
+    """Whether an alias hit names the product, not the ordinary word spelled the same.
+
+    An `ordinary` phrase around it ("cut me some slack") says it does not. An alias listed in
+    `needs_context` ("teams", "linear") must also show the product: a `context` noun after it,
+    a product preposition right before it, or a capital letter mid-sentence.
+    """
+    if entry.ordinary and _covered(text, hit, entry.ordinary):
+        return False
+    if " ".join(text[hit.start : hit.end].lower().split()) not in entry.needs_context:
         return True
-    before = max(0, hit.start - WINDOW)
-    return text[hit.start : hit.end] == "Linear" and not SENTENCE_START.search(text, before, hit.start)
+    nouns, gap = compiled(entry.context), SEPARATOR.match(text, hit.end)
+    if nouns is not None and gap and nouns.match(text, gap.end()):
+        return True
+    before = text[max(0, hit.start - WINDOW) : hit.start]
+    return bool(PRODUCT_PREPOSITION.search(before)) or _capitalised_mid_sentence(text, hit)
 
 
 def summary_is_a_step(text: str, hit: Hit) -> bool:
@@ -55,7 +80,6 @@ def summary_noun_hits(text: str) -> list[Hit]:
 
 
 GUARDS: dict[str, Callable[[str, Hit], bool]] = {
-    "linear": linear_is_product,
     "text_summarizer": summary_is_a_step,
 }
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from catalogue.guards import allowed, summary_noun_hits
+from catalogue.guards import allowed, product_sense, summary_noun_hits
+from catalogue.lexicon import phrase_hits, ref_hits
 from catalogue.model import Catalogue
 from catalogue.phrases import Hit, alias_hits, without_overlaps
 from catalogue.removals import removed_indices
@@ -30,11 +31,18 @@ class MatchResult:
 
 
 def hits(text: str, catalogue: Catalogue) -> list[Hit]:
-    """Every catalogue reference in the text, in order, overlaps resolved."""
-    found = alias_hits(text, catalogue)
+    """Every catalogue reference in the text, in order, overlaps resolved.
+
+    Names (aliases in their product sense, and pattern finders) come first; a paraphrase
+    counts only where no name stands, so "our Slack API" is Slack, not an HTTP request.
+    """
+    found = [hit for hit in alias_hits(text, catalogue) if product_sense(text, hit, catalogue.get(hit.id))]
     for id_, finder in FINDERS.items():
         found += finder(text) if catalogue.get(id_) is not None else []
-    return without_overlaps([hit for hit in found if allowed(text, hit)])
+    named = without_overlaps([hit for hit in found if allowed(text, hit)])
+    paraphrased = without_overlaps([hit for hit in phrase_hits(text, catalogue) if allowed(text, hit)])
+    free = [hit for hit in paraphrased if not any(hit.start < n.end and n.start < hit.end for n in named)]
+    return sorted(named + free)
 
 
 def find_mentions(text: str, catalogue: Catalogue) -> list[str]:

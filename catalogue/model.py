@@ -38,6 +38,19 @@ class CatalogueEntry(BaseModel):
     name: str
     aliases: tuple[str, ...]
     config_schema: dict[str, Any]
+    # The paraphrase lexicon (catalogue/lexicon.py syntax): ways people refer to the item
+    # without naming it ("text me" for SMS). A hit counts like an alias, after the aliases.
+    phrases: tuple[str, ...] = ()
+    # Generic nouns that point back at the item once it is noted ("drop the sheet"): they
+    # can remove it, never add it.
+    refs: tuple[str, ...] = ()
+    # Aliases that are also ordinary words and name the item only in product context
+    # (capitalised mid-sentence, after "in/on/to/via", or before one of `context`).
+    needs_context: tuple[str, ...] = ()
+    # Nouns that, right after an alias, make it the product ("Teams channel", "Linear issue").
+    context: tuple[str, ...] = ()
+    # Lexicon phrases in which an alias is the ordinary word ("cut me some slack").
+    ordinary: tuple[str, ...] = ()
 
     @field_validator("aliases")
     @classmethod

@@ -15,6 +15,11 @@ from catalogue.phrases import Hit, words
 
 _LEADING = (
     r"drop(?:ping)?", r"remove", r"delete", r"ditch", r"forget", r"skip", r"exclude", r"leave\s+out",
+    r"scrap", r"nix", r"lose", r"cut\s+out", r"take\s+out", r"(?:won['’]?t|will\s+not|wouldn['’]?t|shan['’]?t)\s+need",
+    r"(?:i\s+)?doubt\s+(?:we|you|i)\s+(?:really\s+|even\s+)?need", r"not\s+(?:going\s+to|gonna)\s+(?:need|use)",
+    r"(?:can|could)\s+(?:do|live)\s+without", r"mov(?:e|ed|ing)\s+off", r"got\s+rid\s+of", r"stopp?(?:ed)?\s+using",
+    r"switched\s+(?:away\s+)?from", r"moved\s+away\s+from", r"migrated\s+(?:away\s+)?(?:from|off)", r"retir(?:e|ing)",
+    r"phas(?:e|ing)\s+out",
     r"get\s+rid\s+of", r"replace", r"swap(?:\s+out)?", r"stop\s+using", r"without", r"instead\s+of",
     r"rather\s+than", r"no\s+longer", r"no\s+need\s+for", r"no\s+more", r"don['’]?t", r"do\s+not", r"never",
     r"switch(?:ing)?\s+(?:away\s+)?from", r"mov(?:e|ing)\s+away\s+from", r"migrat(?:e|ing)\s+(?:away\s+)?(?:from|off)",
@@ -24,11 +29,34 @@ _LEADING = (
 LEADING = words("|".join(sorted(_LEADING, key=len, reverse=True)))
 # "Slack is out", "the SMS part is no longer needed", "Slack and Trello are not needed".
 TRAILING = words(
-    r"(?:is|are)\s+(?:no\s+longer|not)\s+(?:needed|necessary|required|wanted)"
-    r"|(?:isn|aren)['’]?t\s+(?:needed|necessary|required|wanted)"
+    r"(?:is|are)\s+(?:no\s+longer|not)\s+(?:needed|necessary|required|wanted|an\s+option)"
+    r"|(?:isn|aren)['’]?t\s+(?:needed|necessary|required|wanted|an\s+option)"
     r"|(?:is|are)\s+out(?!\s+of)"
-    r"|(?:can|should)\s+be\s+(?:dropped|removed)"
+    r"|(?:can|should)\s+be\s+(?:dropped|removed|skipped)"
+    r"|(?:is|are)\s+(?:way\s+|far\s+|a\s+bit\s+|much\s+)?too\s+(?:pricey|expensive|costly|complicated|heavy|much)"
+    r"|(?:is|are)\s+(?:overkill|off\s+the\s+table|not\s+worth\s+it)"
+    r"|won['’]?t\s+be\s+(?:needed|necessary|required|used)"
+    r"|(?:got|was|were|is|has\s+been|have\s+been)\s+(?:cancell?ed|dropped|scrapped|discontinued|shut\s+down|retired)"
+    r"|(?:can|could)\s+go(?!\s+(?:to|in|into|on))"
 )
+# "keep Slack out of this", "leave the Trello part out": a verb, the items, then "out".
+CIRCUMFIX = words(r"keep|leave|take|cut|pull|rip|count")
+OUT = words(r"out")
+# "I doubt we need Dropbox here, skip it": the removal points back at the last item named.
+ANAPHORA = words(
+    r"(?:skip|drop|scrap|ditch|remove|forget(?:\s+about)?|lose|kill|nix|bin)\s+(?:it|that|this|them|those)(?:\s+(?:one|part|bit|step))?"
+    r"|(?:leave|take|keep|cut)\s+(?:it|that|this|them)\s+out"
+)
+# ... unless it is a condition or a placement: "skip it if it is spam", "drop it into the folder".
+NOT_ANAPHORA = re.compile(r"\s+(?:if|when|unless|for|in|into|to|on|onto|from|after|before|with|until)(?!\w)", re.IGNORECASE)
+SENTENCE_BREAK = re.compile(r"[.!?;\n]")
+# "we used to track this in Jira", "our old setup was Zapier + Trello": history, not the plan.
+HISTORY = words(
+    r"used\s+to|previously|formerly|in\s+the\s+past|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
+    r"|(?:our|the)\s+(?:old|previous|former|legacy)\s+(?:setup|system|tool|tools|process|way|workflow|stack|solution|provider|vendor|app|crm|thing)"
+)
+# A history reaches to the end of its clause.
+CLAUSE_END = re.compile(r"[.;!?,\n]|(?<!\w)(?:but|now|these\s+days|instead|so|then|however)(?!\w)", re.IGNORECASE)
 # "don't drop Slack", "why not Slack?": the removal itself is negated or only suggested.
 CANCELLED = re.compile(
     r"(?<!\w)(?:don['’]?t|do\s+not|never|not|won['’]?t|shouldn['’]?t|can['’]?t|cannot|why|if)\s+\Z",
@@ -38,13 +66,15 @@ CANCELLED = re.compile(
 FILLER = words(
     r"the|a|an|our|my|your|their|that|this|those|these|any\s+more|anymore|any|whole|entire|part|step|bit"
     r"|integration|account|stuff|thing|one|node|connection|either|altogether|entirely|completely|too|as\s+well"
-    r"|for\s+now|about"
+    r"|for\s+now|about|even|really|actually|necessarily|probably|honestly|here|bits?|pieces?|side|route|channel|messages?"
+    r"|trial|subscription|licen[cs]e|plan|contract|setup|idea|option"
 )
 # Verbs that may stand only before the first item: "not to Slack", "don't need the SMS part".
 LEAD_IN = words(
     r"need|use|using|want|to|(?:post|send|save|upload|store|put|write|log|push|sync|notify|message)(?:ing|s)?"
     r"(?:\s+(?:it|them|this|that|everything|anything|anymore))?(?:\s+(?:to|into|in|on|via|through))?"
 )
+JOINER = re.compile(r"&|(?<!\w)(?:and|or|nor)(?!\w)", re.IGNORECASE)
 LIST_SEPARATOR = re.compile(r",|&|/|(?<!\w)(?:and|or|nor)(?!\w)", re.IGNORECASE)
 # An item naming what kind of thing follows is not the thing removed: "skip Gmail messages
 # from newsletters" filters messages, "drop a Slack message" sends one.
@@ -73,7 +103,41 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
             removed |= _after(text, match, hits, starts)
     for match in TRAILING.finditer(text):
         removed |= _before(text, match.start(), hits, ends, plural=match.group(0)[:3].lower() == "are")
+    return removed | _circumfix(text, hits, starts) | _anaphora(text, hits) | historical_indices(text, hits)
+
+
+def _circumfix(text: str, hits: list[Hit], starts: dict[int, int]) -> set[int]:
+    """Items between "keep/leave/take ... out"."""
+    removed: set[int] = set()
+    for match in CIRCUMFIX.finditer(text):
+        taken, pos = [], match.end()
+        while (step := _next(text, pos, hits, starts, bool(taken), lead_in=False)) is not None:
+            index, pos = step
+            taken += [] if index is None else [index]
+        if taken and OUT.match(text, SPACE.match(text, pos).end()):
+            removed |= set(taken)
     return removed
+
+
+def _anaphora(text: str, hits: list[Hit]) -> set[int]:
+    """"skip it" after an item in the same sentence removes that item."""
+    removed: set[int] = set()
+    for match in ANAPHORA.finditer(text):
+        if NOT_ANAPHORA.match(text, match.end()) or CANCELLED.search(text, max(0, match.start() - WINDOW), match.start()):
+            continue
+        before = [i for i, hit in enumerate(hits) if hit.end <= match.start() and not SENTENCE_BREAK.search(text, hit.end, match.start())]
+        removed |= {before[-1]} if before else set()
+    return removed
+
+
+def historical_indices(text: str, hits: list[Hit]) -> set[int]:
+    """Items in a clause about the past ("we used to use Jira") are not part of the plan."""
+    gone: set[int] = set()
+    for match in HISTORY.finditer(text):
+        end = CLAUSE_END.search(text, match.end())
+        stop = end.start() if end else len(text)
+        gone |= {i for i, hit in enumerate(hits) if match.end() <= hit.start and hit.end <= stop}
+    return gone
 
 
 def _after(text: str, phrase: re.Match[str], hits: list[Hit], starts: dict[int, int]) -> set[int]:
@@ -87,16 +151,30 @@ def _after(text: str, phrase: re.Match[str], hits: list[Hit], starts: dict[int, 
         taken += [] if index is None else [index]
     if taken and phrase.group(0).lower().startswith("drop") and PLACEMENT.match(text, pos):
         return set()
-    return set(taken)
+    return set(_closed_list(text, taken, hits))
 
 
-def _next(text: str, pos: int, hits: list[Hit], starts: dict[int, int], listing: bool) -> tuple[int | None, int] | None:
+def _closed_list(text: str, taken: list[int], hits: list[Hit]) -> list[int]:
+    """A list joined by commas alone is no list: "not Outlook, Gmail" swaps, it removes one.
+
+    "drop Slack, Trello and Asana" names its last item with and/or/nor, so all three go.
+    """
+    gaps = [text[hits[a].end : hits[b].start] for a, b in zip(taken, taken[1:])]
+    if not gaps or any(JOINER.search(gap) for gap in gaps):
+        return taken
+    return taken[:1]
+
+
+def _next(
+    text: str, pos: int, hits: list[Hit], starts: dict[int, int], listing: bool, lead_in: bool = True
+) -> tuple[int | None, int] | None:
     """One step forward: (hit index, end) for an item, (None, end) for a filler, None to stop."""
     pos = SPACE.match(text, pos).end()
     if pos in starts:
         return starts[pos], hits[starts[pos]].end
     # Separators only continue a list already begun: "No, Slack is fine" removes nothing.
-    gap = FILLER.match(text, pos) or (LIST_SEPARATOR.match(text, pos) if listing else LEAD_IN.match(text, pos))
+    lead = LEAD_IN.match(text, pos) if lead_in else None
+    gap = FILLER.match(text, pos) or (LIST_SEPARATOR.match(text, pos) if listing else lead)
     return (None, gap.end()) if gap and gap.end() > pos else None
 
 

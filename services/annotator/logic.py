@@ -15,15 +15,17 @@ from schemas.turn import Notes
 # The user saying they are done is what lets confidence pass the threshold; the structure
 # check alone would confirm too early, before details the user still wants to give.
 DONE_SIGNAL = re.compile(
-    r"\b(that'?s (everything|all|it)|that is (everything|all)|nothing else|please (confirm|build)|"
-    r"go ahead|build it|ready to build|we'?re done|i'?m done|confirm what you will build)\b",
+    r"\b(that'?s (about |pretty much )?(everything|all|it)( for now)?|that is (everything|all)|that should be (it|all|everything)"
+    r"|nothing (else|more)|(i think )?that covers it|please (confirm|build)|go ahead|build it|ready to build|we'?re done"
+    r"|i'?m done|(you can|please) (summarize|summarise|wrap (it|this) up)|confirm what you will build)\b",
     re.IGNORECASE,
 )
 CAP_WITHOUT_STRUCTURE = 0.5
 CAP_WITHOUT_DONE_SIGNAL = 0.75
-# A user who says they are done, with a structure code can verify, is asked to confirm even
-# if the model doubts it: the summary lets them correct anything, and a weak model must not
-# hold the conversation hostage.
+# A user who says they are done is asked to confirm even if the model doubts it, and even
+# when code sees no trigger or no final action: the summary then states its assumption, so
+# the user can correct it, and neither a weak model nor a missing step holds the
+# conversation hostage. Only a session with nothing noted at all keeps asking.
 FLOOR_WHEN_DONE = 0.9
 
 
@@ -91,10 +93,10 @@ def has_structure(items: set[str], catalogue: Catalogue) -> bool:
 def confidence(items: set[str], user_text: str, model_confidence: float | None, catalogue: Catalogue) -> float:
     """The model's judgment (or the rule's), capped by what code can verify."""
     structured = has_structure(items, catalogue)
-    done = bool(DONE_SIGNAL.search(user_text))
-    cap = 1.0 if structured and done else CAP_WITHOUT_DONE_SIGNAL if structured else CAP_WITHOUT_STRUCTURE
+    done = bool(DONE_SIGNAL.search(user_text)) and bool(items)
+    cap = 1.0 if done else CAP_WITHOUT_DONE_SIGNAL if structured else CAP_WITHOUT_STRUCTURE
     judged = model_confidence if model_confidence is not None else 0.7
-    floor = FLOOR_WHEN_DONE if structured and done else 0.0
+    floor = FLOOR_WHEN_DONE if done else 0.0
     return round(max(min(max(judged, 0.0), cap), floor), 3)
 
 

@@ -17,21 +17,38 @@ Verdict = Literal["confirmed", "amend", "unclear"]
 VERDICTS: tuple[str, ...] = ("confirmed", "amend", "unclear")
 
 YES = re.compile(
-    r"\b(yes|yep|yeah|sure|correct|confirm(ed)?|looks (good|right|great)|sounds (good|right)|"
-    r"go ahead|build it|ship it|perfect|exactly|that'?s (right|everything|it|all)|ok(ay)?)\b",
+    r"\b(yes|yep|yup|yeah|ya|sure|correct|right|confirm(ed)?|looks (good|right|great|fine)|sounds (good|right|great|fine)"
+    r"|lgtm|go( for it| ahead)?|build it|ship it|do it|proceed|perfect|exactly|all good|fine|great|approved?|agreed?"
+    r"|set it up|make it (happen|so)|good to go"
+    r"|that'?s (right|correct|everything|it|all)|ok(ay)?|let'?s go)\b|👍|✅",
     re.IGNORECASE,
 )
+# "nothing to change", "no edits", "don't change anything": a confirmation, not a change.
+NO_CHANGE = re.compile(
+    r"\b(?:no|without|zero|not any)\s+(?:more\s+|further\s+|other\s+)?(?:changes?|edits?|additions?|tweaks?|corrections?|comments?|modifications?|amendments?)\b"
+    r"|\bnothing\s+(?:else\s+|more\s+)?(?:to\s+)?(?:change|add|edit|fix|correct)\b"
+    r"|\b(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:change|add|edit)\s+(?:anything|a\s+thing)\b"
+    r"|\bno,?\s+(?:that'?s|it'?s)\s+(?:all|everything|it|fine|good|right)\b",
+    re.IGNORECASE,
+)
+# Words that name a change: a change request must say what should be different.
 CHANGE = re.compile(
-    r"\b(no|not|don'?t|change|instead|actually|also|add|remove|drop|replace|but|wait|wrong|missing|except)\b",
+    r"\b(change|instead|actually|also|add|remove|drop|replace|swap|switch|rename|missing|forgot|except|wrong"
+    r"|should(?:n'?t| not)?|but|rather)\b",
     re.IGNORECASE,
 )
+# A reply that opens with a hold is not a yes, whatever follows ("No, wait, ...").
+HOLD = re.compile(r"^\W*(no|nope|not yet|wait|hold on|stop)\b", re.IGNORECASE)
 
 
 def heuristic_verdict(text: str) -> Verdict:
-    """Rules when no model is available: a change word wins, then a yes, else unclear."""
-    if CHANGE.search(text):
+    """Rules when no model is available: a named change wins, then a yes, else unclear."""
+    words = NO_CHANGE.sub(" ", text)
+    if CHANGE.search(words):
         return "amend"
-    return "confirmed" if YES.search(text) else "unclear"
+    if YES.search(words) and not HOLD.search(words):
+        return "confirmed"
+    return "unclear"
 
 
 def override(text: str, notes: Notes, catalogue: Catalogue, proposed: str) -> tuple[Verdict, str | None]:
@@ -44,4 +61,7 @@ def override(text: str, notes: Notes, catalogue: Catalogue, proposed: str) -> tu
         return "amend", "new_catalogue_mention"
     if proposed not in VERDICTS:
         return heuristic_verdict(text), "invalid_verdict"
+    if proposed == "amend" and heuristic_verdict(text) != "amend":
+        # "Yes, nothing to change" is no change request, whatever a model read into "no".
+        return heuristic_verdict(text), "amend_names_no_change"
     return proposed, None  # type: ignore[return-value]

@@ -46,7 +46,8 @@ async def on_notes_updated(event: NotesUpdated, deps: Deps = Context()) -> None:
     async with claim(deps.redis, "conversation", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
         phase_key = session_key(event.session_id, "phase")
         if event.ready_for_confirmation and await enter_confirming(deps.redis, phase_key):
-            text, kind, phase = logic.confirmation_summary(event.notes, deps.catalogue), "confirmation", Phase.CONFIRMING
+            text = logic.confirmation_reply(event.notes, deps.catalogue, last_reply(event))
+            kind, phase = "confirmation", Phase.CONFIRMING
         else:
             text, kind, phase = await question(event, deps), "question", Phase.GATHERING
         await reply(event, deps, text, kind, phase)
@@ -75,11 +76,17 @@ async def question(event: NotesUpdated, deps: Deps) -> str:
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": f"User said: {event.context.user_text[:400]}\nGuidance: {guidance}"},
     ]
-    fallback = {"text": logic.fallback_question(event.notes)}
+    previous = last_reply(event)
+    fallback = {"text": logic.fallback_question(event.notes, previous)}
     result = await deps.model.structured("conversation", messages, REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=60)
     await record_usage(deps.redis, event.session_id, result)
     text = str(result.data.get("text", ""))
-    return text if logic.acceptable_question(text) else fallback["text"]
+    return text if logic.acceptable_question(text, previous) else fallback["text"]
+
+
+def last_reply(event: NotesUpdated) -> str:
+    """What the assistant said last, so the next question is a different one."""
+    return next((m.text for m in reversed(event.context.messages) if m.role == "assistant"), "")
 
 
 async def reply(cause, deps: Deps, text: str, kind: str, phase: Phase) -> None:

@@ -1,7 +1,9 @@
 """What the conversation node must say: pure rules, no I/O.
 
 The model may phrase a question or the summary's opening; code decides the kind of reply
-and guarantees that a confirmation summary lists every noted integration and tool.
+and guarantees that a confirmation summary lists every noted integration and tool, states
+what it assumed where the user left a gap, and that the conversation always moves: the
+same question is never asked twice in a row.
 """
 
 from __future__ import annotations
@@ -17,6 +19,14 @@ HINT_QUESTIONS = {
     "results": "Where should the results go, or what should happen at the end?",
 }
 OPEN_QUESTION = "Got it. Anything else it should do? When you're done, say \"that's everything\"."
+# Asked in turn when the preferred question was the last thing said, so none repeats.
+OTHER_QUESTIONS = (
+    "Noted. Any filters, formats or timing I should know about? If not, say \"that's everything\".",
+    "Thanks. Is anything missing from what it should do? Say \"that's everything\" when you're done.",
+)
+UNCHANGED = "I noted no change from that, so this still stands."
+ASSUME_START = "I'll assume you start it by hand; say if a schedule or an event should start it instead."
+ASSUME_END = "I'll assume it ends with the {name} step and keeps the result in the saved workflow; say if it should go somewhere else."
 
 
 def names(ids: list[str], catalogue: Catalogue) -> list[str]:
@@ -34,23 +44,55 @@ def item_lines(notes: Notes, catalogue: Catalogue) -> list[str]:
     return lines
 
 
+def assumptions(notes: Notes, catalogue: Catalogue) -> list[str]:
+    """What the summary assumes where nothing noted starts the workflow or acts at its end."""
+    entries = [e for e in (catalogue.get(i) for i in [*notes.mentioned_integrations, *notes.mentioned_tools]) if e]
+    lines = []
+    if entries and not any(e.role in ("trigger", "source") for e in entries):
+        lines.append(ASSUME_START)
+    if entries and not any(e.role == "action" or e.also_acts for e in entries):
+        last = max(entries, key=lambda e: ("trigger", "source", "processor", "action").index(e.role))
+        lines.append(ASSUME_END.format(name=last.name))
+    return lines
+
+
 def confirmation_summary(notes: Notes, catalogue: Catalogue, wording: str = "") -> str:
-    """The confirmation summary: the model's opening (if any), then code's complete lists."""
+    """The confirmation summary: the model's opening (if any), code's complete lists, assumptions."""
     opening = wording.strip() or f"Here is what I'll build: {notes.requirement_summary}"
-    return "\n".join([opening, *item_lines(notes, catalogue), CONFIRM_PROMPT])
+    return "\n".join([opening, *item_lines(notes, catalogue), *assumptions(notes, catalogue), CONFIRM_PROMPT])
 
 
-def fallback_question(notes: Notes) -> str:
-    """A question steered by the notes' first hint, when the model gives none."""
-    for hint in notes.hints:
-        if "starts" in hint:
-            return HINT_QUESTIONS["starts"]
-        if "results" in hint:
-            return HINT_QUESTIONS["results"]
-    return OPEN_QUESTION
+def candidate_questions(notes: Notes) -> list[str]:
+    """Questions in order of preference: the hints' first, then the open ones."""
+    steered = [HINT_QUESTIONS[k] for hint in notes.hints for k in HINT_QUESTIONS if k in hint]
+    return list(dict.fromkeys([*steered, OPEN_QUESTION, *OTHER_QUESTIONS]))
 
 
-def acceptable_question(text: str) -> bool:
-    """A model-phrased question is used only if it is a short, real question."""
+def same_text(a: str, b: str) -> bool:
+    """Equal but for case, spacing and punctuation: what a user would call the same question."""
+    squash = lambda text: "".join(ch for ch in text.lower() if ch.isalnum())  # noqa: E731
+    return squash(a) == squash(b)
+
+
+def fallback_question(notes: Notes, previous: str = "") -> str:
+    """The preferred question that is not the one the user was just asked."""
+    return next(q for q in candidate_questions(notes) if not same_text(q, previous))
+
+
+def acceptable_question(text: str, previous: str = "") -> bool:
+    """A model-phrased question is used only if it is a short, real, new question."""
     text = text.strip()
-    return 8 <= len(text) <= 300 and text.endswith("?")
+    return 8 <= len(text) <= 300 and text.endswith("?") and not same_text(text, previous)
+
+
+def confirmation_reply(notes: Notes, catalogue: Catalogue, previous: str = "") -> str:
+    """The summary; said again unchanged, it first says so, so no reply repeats the last."""
+    summary = confirmation_summary(notes, catalogue)
+    return f"{UNCHANGED} {summary}" if same_text(summary, previous) else summary
+
+
+def next_reply(notes: Notes, ready: bool, previous: str, catalogue: Catalogue) -> tuple[str, str]:
+    """Code's reply when no model phrases it: (kind, text)."""
+    if ready:
+        return "confirmation", confirmation_reply(notes, catalogue, previous)
+    return "question", fallback_question(notes, previous)

@@ -26,7 +26,7 @@ def items(notes: Notes) -> set[str]:
 
 
 def test_items_accumulate_across_turns_that_do_not_repeat_them():
-    notes = play(["Watch my Gmail for invoices.", "Use euros as the currency.", "Post them to Slack."])
+    notes = play(["Watch my Gmail for invoices.", "Amounts are in dollars.", "Post them to Slack."])
     assert {"gmail", "slack"} <= items(notes)
     assert notes.version == 3
 
@@ -66,10 +66,20 @@ def test_model_removal_needs_the_users_words_as_evidence():
     assert "slack" not in items(quoted.notes)
 
 
-def test_no_confirmation_without_a_trigger_or_source_and_an_action():
+def test_an_eager_model_cannot_confirm_a_workflow_without_a_start_and_an_end():
     eager = ModelView(confidence=1.0)
-    only_tool = fold(Notes(), "Summarize things. That's everything.", eager, CATALOGUE, THRESHOLD, None)
+    only_tool = fold(Notes(), "Summarize things.", eager, CATALOGUE, THRESHOLD, None)
     assert not only_tool.ready_for_confirmation and only_tool.notes.confidence_score <= 0.5
+
+
+def test_a_user_who_is_done_is_asked_to_confirm_even_when_a_start_or_an_end_is_missing():
+    # The summary then states its assumption; asking the same question again would loop.
+    only_tool = fold(Notes(), "Summarize things. That's everything.", SILENT, CATALOGUE, THRESHOLD, None)
+    assert only_tool.ready_for_confirmation
+
+
+def test_nothing_noted_keeps_asking_even_when_the_user_is_done():
+    assert not fold(Notes(), "That's everything.", SILENT, CATALOGUE, THRESHOLD, None).ready_for_confirmation
 
 
 def test_confirmation_waits_for_the_user_to_say_they_are_done():

@@ -15,7 +15,7 @@ NOTES = Notes(mentioned_integrations=["gmail", "slack"], mentioned_tools=["pdf_p
 @pytest.mark.parametrize(
     ("text", "verdict"),
     [
-        ("Yes, that's everything. Please build it.", "confirmed"),
+        ("Yes, that is all. Go ahead and build it.", "confirmed"),
         ("Looks good!", "confirmed"),
         ("Actually, change the channel.", "amend"),
         ("Hmm, what does that mean for the budget?", "unclear"),

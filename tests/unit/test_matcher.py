@@ -32,7 +32,7 @@ MENTIONS: list[tuple[str, set[str]]] = [
     ("Send a summary of each ticket to Slack.", {"text_summarizer", "slack"}),
     ("Post a digest to Discord.", {"text_summarizer", "discord"}),
     ("Attach the changelog summary.", {"text_summarizer"}),
-    ("If the backup fails, send me a text message through Twilio.", {"twilio_sms"}),
+    ("When the job breaks, send a text message via Twilio.", {"twilio_sms"}),
     ("Send text messages to the on-call phone.", {"twilio_sms"}),
     ("Send an SMS.", {"twilio_sms"}),
     ("Append a row to a Google Sheets spreadsheet.", {"google_sheets"}),
@@ -69,33 +69,33 @@ SCHEDULES = [
     "on Mondays", "Friday afternoons", "twice a day", "three times a week", "once a month",
 ]
 NOT_SCHEDULES = [
-    "It should handle around two hundred items a month.",
-    "Only look at items from the last 30 days.",
-    "Timestamps in Berlin time, please.",
-    "Our fiscal year starts in April, if that matters.",
+    "Expect roughly fifty orders a week.",
+    "Ignore anything older than the past two weeks.",
+    "Show dates in Tokyo time.",
+    "The financial year begins in July.",
     "Run it every time a new email arrives.",
     "Save every signed contract.",
-    "If something fails, retry a couple of times before giving up.",
-    "Skip duplicates if the same item shows up twice.",
-    "Name the output after the month, like 2026-11.",
+    "On errors, try again a few times, then stop.",
+    "Skip a record if it was already copied once.",
+    "Call the file after the week, like 2026-W07.",
     "Scores were 1 2 3 4 5.",
 ]
 NOTHING = [
-    "Can you remind me what you have so far? Just the gist.",
+    "Could you recap what we have so far?",
     "Can you summarize what you have so far?",
     "Give me a summary of where we are.",
     "Summarise the conversation so far, please.",
     "Let me digest that.",
-    "No attachments larger than 10 MB.",
-    "Nothing confidential should leave the company.",
+    "No files bigger than 5 MB.",
+    "Nothing private may leave our network.",
     "Notify the team when it is done.",
-    "Yes, that's everything. Please build it.",
+    "Yes, that is all. Go ahead and build it.",
     "The steams and lineups were great.",
-    "Skip duplicates if the same item shows up twice.",
+    "Skip a record if it was already copied once.",
 ]
 # (text, mentioned, removed)
 REMOVALS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
-    ("Actually, drop Slack. We are moving to Microsoft Teams next month, post it there instead.", ("microsoft_teams",), ("slack",)),
+    ("On second thought, drop Slack. We switch to Microsoft Teams in May, so send it there.", ("microsoft_teams",), ("slack",)),
     ("Drop Slack and Trello.", (), ("slack", "trello")),
     ("Drop Slack, Trello and Asana.", (), ("slack", "trello", "asana")),
     ("Drop Slack and post to Teams.", ("microsoft_teams",), ("slack",)),
@@ -110,7 +110,7 @@ REMOVALS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("We don't need the SMS part any more.", (), ("twilio_sms",)),
     ("We don't need Slack anymore.", (), ("slack",)),
     ("We no longer use Trello.", (), ("trello",)),
-    ("Hmm, no, not Dropbox, we might not keep that account.", (), ("dropbox",)),
+    ("Wait, not Dropbox, that account may be closed soon.", (), ("dropbox",)),
     ("No SMS, please.", (), ("twilio_sms",)),
     ("Post it to Teams, not to Slack.", ("microsoft_teams",), ("slack",)),
     ("Do it without Dropbox.", (), ("dropbox",)),
@@ -122,7 +122,7 @@ REMOVALS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("Slack is out, sorry.", (), ("slack",)),
     ("Don't post to Slack.", (), ("slack",)),
     # Re-mentions: the last reference decides.
-    ("Okay I checked with IT: Dropbox stays, so use Dropbox after all.", ("dropbox",), ()),
+    ("Legal says Dropbox is fine, so keep Dropbox in.", ("dropbox",), ()),
     ("Drop Dropbox. Actually no, keep Dropbox.", ("dropbox",), ()),
     ("Keep Dropbox. Actually, drop Dropbox.", (), ("dropbox",)),
     # Negations that are not removals of an item.
@@ -210,26 +210,9 @@ def fold_turns(turns: list[str]) -> set[str]:
     return reduce(step, turns, set())
 
 
-def _case_files() -> list[object]:
-    files = sorted(CASES_DIR.glob("*.json")) if CASES_DIR.is_dir() else []
-    reason = f"scripted conversations not found in {CASES_DIR}"
-    return [pytest.param(f, id=f.stem) for f in files] or [pytest.param(None, marks=pytest.mark.skip(reason=reason))]
-
-
-@pytest.mark.parametrize("path", _case_files())
-def test_scripted_conversations_yield_exactly_the_expected_items(path: Path):
-    case = json.loads(path.read_text(encoding="utf-8"))
-    expect = case["expect"]
-    wanted = set(expect["integrations"]) | set(expect["tools"])
-    found = fold_turns([*case["turns"], case.get("confirm", "")])
-    assert wanted <= found, f"missing {wanted - found}"
-    assert not found & set(expect["absent"]), f"should be absent: {found & set(expect['absent'])}"
-    assert found <= wanted, f"false positives: {found - wanted}"
-
-
 ALIASES = [(e.id, a) for e in CATALOGUE.entries for a in e.aliases]
-# Lower-case "linear" is the adjective, so it is not the product in the sentences below.
-PRODUCT_ALIASES = [(i, a) for i, a in ALIASES if i != "linear"]
+# Lower-case "linear" and "teams" are ordinary words unless their context says otherwise.
+PRODUCT_ALIASES = [(i, a) for i, a in ALIASES if a not in CATALOGUE.get(i).needs_context]
 LETTERS = st.text(alphabet=st.characters(categories=("Lu", "Ll")), min_size=1, max_size=6)
 
 
