@@ -37,7 +37,7 @@ DIGEST_AS_THINKING = re.compile(r"(?:let\s+me|need\s+to|have\s+to|time\s+to)\s+\
 SUMMARY_NOUN = words(r"(?:daily|weekly|monthly|nightly|changelog|release)\s+(summar(?:y|ies))")
 
 
-def _covered(text: str, hit: Hit, phrases: tuple[str, ...]) -> bool:
+def covered(text: str, hit: Hit, phrases: tuple[str, ...]) -> bool:
     """Whether one of the phrases spans the hit (looked for in a window around it)."""
     pattern = compiled(phrases)
     lo, hi = max(0, hit.start - 2 * WINDOW), min(len(text), hit.end + 2 * WINDOW)
@@ -55,7 +55,7 @@ def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
     `needs_context` ("teams", "linear") must also show the product: a `context` noun after it,
     a product preposition right before it, or a capital letter mid-sentence.
     """
-    if entry.ordinary and _covered(text, hit, entry.ordinary):
+    if entry.ordinary and covered(text, hit, entry.ordinary):
         return False
     if " ".join(text[hit.start : hit.end].lower().split()) not in entry.needs_context:
         return True

@@ -7,10 +7,11 @@ reject an id a model claims the user mentioned when the user's words do not supp
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from catalogue.guards import allowed, product_sense, summary_noun_hits
+from catalogue.guards import covered, allowed, product_sense, summary_noun_hits
 from catalogue.lexicon import phrase_hits, ref_hits
 from catalogue.model import Catalogue
 from catalogue.phrases import Hit, alias_hits, without_overlaps
@@ -24,10 +25,21 @@ FINDERS: dict[str, Callable[[str], list[Hit]]] = {"scheduler": schedule_hits, "t
 
 @dataclass(frozen=True)
 class MatchResult:
-    """The ids one message positively mentions and the ids it explicitly removes."""
+    """The ids one message positively mentions and the ids it explicitly removes.
+
+    `removed_refs` are removals by a back-reference ("drop the sheet"): each a group of the
+    ids the reference could mean, applied by the caller only to an item already noted.
+    `swap` says the message replaces something ("post it there instead", "back to Slack").
+    """
 
     mentioned: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
+    removed_refs: tuple[tuple[str, ...], ...] = ()
+    swap: bool = False
+
+
+# "use Teams instead", "back to Slack", "switch to Discord": the new item replaces another.
+SWAP = re.compile(r"(?<!\w)(?:instead(?!\s+of)|back\s+to|switch(?:ing)?\s+to|mov(?:e|ing)\s+(?:it\s+|this\s+|them\s+)?(?:over\s+)?to)(?!\w)", re.IGNORECASE)
 
 
 def hits(text: str, catalogue: Catalogue) -> list[Hit]:
@@ -56,15 +68,40 @@ def find_mentions(text: str, catalogue: Catalogue) -> list[str]:
 def detect(text: str, catalogue: Catalogue) -> MatchResult:
     """Mentions and removals; an item's last reference in the message decides which it is."""
     found = hits(text, catalogue)
-    gone = removed_indices(text, found)
-    last_removed = {hit.id: index in gone for index, hit in enumerate(found)}
+    refs = back_references(text, found, catalogue)
+    candidates = sorted(found + list(refs))
+    gone = {candidates[i] for i in removed_indices(text, candidates)}
+    last_removed = {hit.id: hit in gone for hit in found}
     order = dict.fromkeys(hit.id for hit in found)
     return MatchResult(
         mentioned=tuple(id_ for id_ in order if not last_removed[id_]),
         removed=tuple(id_ for id_ in order if last_removed[id_]),
+        removed_refs=tuple(group for hit, group in refs.items() if hit in gone),
+        swap=bool(found) and bool(SWAP.search(text)),
     )
+
+
+def back_references(text: str, found: list[Hit], catalogue: Catalogue) -> dict[Hit, tuple[str, ...]]:
+    """Generic nouns that may point back at noted items, where no item is named."""
+    groups: dict[tuple[int, int], list[str]] = {}
+    for ref in ref_hits(text, catalogue):
+        if not any(ref.start < hit.end and hit.start < ref.end for hit in found):
+            groups.setdefault((ref.start, ref.end), []).append(ref.id)
+    spans = without_overlaps([Hit(start, end, "") for start, end in groups])
+    return {Hit(h.start, h.end, "@ref"): tuple(groups[(h.start, h.end)]) for h in spans}
 
 
 def evidence(id: str, text: str, catalogue: Catalogue) -> str | None:  # noqa: A002 - the catalogue's term
     """The user's words that name `id` (mention or removal alike), or None if nothing does."""
     return next((text[hit.start : hit.end] for hit in hits(text, catalogue) if hit.id == id), None)
+
+
+def names(id: str, quote: str, catalogue: Catalogue) -> bool:  # noqa: A002 - the catalogue's term
+    """Whether the quote names the item by an alias or a lexicon phrase (idioms excepted).
+
+    Looser than `hits`: a model's judgment may settle what the sense rules left ambiguous.
+    """
+    entry = catalogue.get(id)
+    found = [h for h in alias_hits(quote, catalogue) + phrase_hits(quote, catalogue) if h.id == id]
+    found += [h for finder in [FINDERS.get(id)] if finder for h in finder(quote)]
+    return entry is not None and any(not (entry.ordinary and covered(quote, h, entry.ordinary)) for h in found)

@@ -19,7 +19,7 @@ _LEADING = (
     r"(?:i\s+)?doubt\s+(?:we|you|i)\s+(?:really\s+|even\s+)?need", r"not\s+(?:going\s+to|gonna)\s+(?:need|use)",
     r"(?:can|could)\s+(?:do|live)\s+without", r"mov(?:e|ed|ing)\s+off", r"got\s+rid\s+of", r"stopp?(?:ed)?\s+using",
     r"switched\s+(?:away\s+)?from", r"moved\s+away\s+from", r"migrated\s+(?:away\s+)?(?:from|off)", r"retir(?:e|ing)",
-    r"phas(?:e|ing)\s+out",
+    r"phas(?:e|ing)\s+out", r"clos(?:e|ing)(?:\s+down)?", r"shut(?:ting)?\s+down", r"sunset(?:ting)?",
     r"get\s+rid\s+of", r"replace", r"swap(?:\s+out)?", r"stop\s+using", r"without", r"instead\s+of",
     r"rather\s+than", r"no\s+longer", r"no\s+need\s+for", r"no\s+more", r"don['’]?t", r"do\s+not", r"never",
     r"switch(?:ing)?\s+(?:away\s+)?from", r"mov(?:e|ing)\s+away\s+from", r"migrat(?:e|ing)\s+(?:away\s+)?(?:from|off)",
@@ -50,6 +50,7 @@ ANAPHORA = words(
 # ... unless it is a condition or a placement: "skip it if it is spam", "drop it into the folder".
 NOT_ANAPHORA = re.compile(r"\s+(?:if|when|unless|for|in|into|to|on|onto|from|after|before|with|until)(?!\w)", re.IGNORECASE)
 SENTENCE_BREAK = re.compile(r"[.!?;\n]")
+CONDITIONAL = re.compile(r"\s*(?:if|when|whenever|unless|in\s+case|should)(?!\w)", re.IGNORECASE)
 # "we used to track this in Jira", "our old setup was Zapier + Trello": history, not the plan.
 HISTORY = words(
     r"used\s+to|previously|formerly|in\s+the\s+past|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
@@ -120,12 +121,21 @@ def _circumfix(text: str, hits: list[Hit], starts: dict[int, int]) -> set[int]:
 
 
 def _anaphora(text: str, hits: list[Hit]) -> set[int]:
-    """"skip it" after an item in the same sentence removes that item."""
+    """"skip it" after an item in the same sentence removes that item.
+
+    Not in a conditional ("if a feed is down, skip it"): that is what the workflow does.
+    """
     removed: set[int] = set()
     for match in ANAPHORA.finditer(text):
         if NOT_ANAPHORA.match(text, match.end()) or CANCELLED.search(text, max(0, match.start() - WINDOW), match.start()):
             continue
-        before = [i for i, hit in enumerate(hits) if hit.end <= match.start() and not SENTENCE_BREAK.search(text, hit.end, match.start())]
+        opening = max((m.end() for m in SENTENCE_BREAK.finditer(text, 0, match.start())), default=0)
+        if CONDITIONAL.match(text, opening):
+            continue
+        before = [
+            i for i, hit in enumerate(hits)
+            if opening <= hit.start and hit.end <= match.start() and not hit.id.startswith("@")
+        ]
         removed |= {before[-1]} if before else set()
     return removed
 
@@ -196,3 +206,18 @@ def _before(text: str, pos: int, hits: list[Hit], ends: dict[int, int], plural: 
             break
         pos = gap.start()
     return set(taken)
+
+
+def removal_cue(text: str) -> bool:
+    """Whether the text holds a removal or history cue that is not itself negated.
+
+    "Don't drop Slack" holds none: "drop" is cancelled, and "don't" is about "drop".
+    """
+    cues = list(LEADING.finditer(text))
+    leading = any(
+        not CANCELLED.search(text, max(0, m.start() - WINDOW), m.start())
+        and not any(SPACE.match(text, m.end()).end() == n.start() for n in cues)
+        for m in cues
+    )
+    circumfix = any(OUT.search(text, m.end()) for m in CIRCUMFIX.finditer(text))
+    return leading or circumfix or any(p.search(text) for p in (TRAILING, ANAPHORA, HISTORY))

@@ -1,11 +1,19 @@
 """Explicit schedules ("every Monday morning", "nightly", "at 2am") as scheduler hits.
 
-Only recurring times count. Volumes and ranges that merely contain time words ("two
-hundred items a month", "the last 30 days", "Berlin time", "Timestamps") do not, and
-neither does "every time", which describes an event trigger, not a schedule.
+Only recurring times count. Volumes and ranges that merely contain time words (so many
+items a month, the past N days, a city's time zone) do not, and neither does "every
+time", which describes an event trigger, not a schedule. Common forms are patterns; for
+the rest a recurrence parser (`recurrent`, which reads "Mondays to Fridays at 8" or "the
+first of every month" as an RRULE) has the last word on each sentence the patterns left.
 """
 
 from __future__ import annotations
+
+import re
+import warnings
+from functools import lru_cache
+
+from recurrent.event_parser import RecurringEvent
 
 from catalogue.phrases import Hit, words
 
@@ -24,7 +32,9 @@ SCHEDULE = words(
             rf"(?:every|each)\s+(?:other\s+|single\s+)?{PERIOD}(?:\s+{DAYPART})?",
             rf"every\s+{COUNT}\s+{UNIT}",
             r"daily|weekly|hourly|nightly|monthly|quarterly|yearly|annually|biweekly|fortnightly",
-            rf"on\s+(?:{WEEKDAY}s|weekdays|weekends)",
+            rf"on\s+(?:{WEEKDAY}s|weekdays?|weekends)",
+            rf"{WEEKDAY}s?\s+(?:to|through|thru|until|-|–)\s+{WEEKDAY}s?",
+            r"every\s+half\s+(?:an\s+)?hour",
             rf"{WEEKDAY}s?\s+{DAYPART}s",
             rf"(?:once|twice|\w+\s+times)\s+(?:a|per|every)\s+(?:day|week|month|hour)",
             rf"(?:at|around)\s+(?:{CLOCK_12}|{CLOCK_24}|noon|midnight)",
@@ -40,7 +50,39 @@ def _is_cron(expression: str) -> bool:
     return "*" in expression
 
 
+# recurrent calls parsedatetime in a style it deprecates; the behaviour is what we rely on.
+warnings.filterwarnings("ignore", message="Flag style will be deprecated", module="parsedatetime")
+# Sentences for the parser, and where in one its time is said.
+SENTENCE = re.compile(r"[^.!?;\n]+")
+TIME_WORD = words(rf"{WEEKDAY}s?|weekdays?|weekends?|day|night|morning|evening|week|month|quarter|year|hour|minute|noon|midnight|\d{{1,2}}(?::\d\d)?\s*(?:am|pm)?")
+# An event trigger, not a clock: "every time a new order comes in", "whenever".
+EVENT = words(r"(?:every|each)\s+time|whenever|as\s+soon\s+as")
+
+
+@lru_cache(maxsize=4096)
+def is_recurrence(sentence: str) -> bool:
+    """The parser reads a recurrence rule (not just a date) in the sentence."""
+    try:
+        rule = RecurringEvent().parse(sentence)
+    except Exception:  # noqa: BLE001 - a parser failure is no schedule, never a crash
+        return False
+    return isinstance(rule, str) and rule.startswith("RRULE:")
+
+
+def parsed_hits(text: str, taken: list[Hit]) -> list[Hit]:
+    """Scheduler hits the parser finds in sentences the patterns found nothing in."""
+    found = []
+    for sentence in SENTENCE.finditer(text):
+        if any(sentence.start() <= hit.start < sentence.end() for hit in taken) or EVENT.search(sentence[0]):
+            continue
+        where = TIME_WORD.search(text, sentence.start(), sentence.end())
+        if where and is_recurrence(sentence[0].strip()):
+            found.append(Hit(where.start(), where.end(), "scheduler"))
+    return found
+
+
 def schedule_hits(text: str) -> list[Hit]:
     """Scheduler hits for every explicit recurring time in the text."""
     found = [Hit(m.start(), m.end(), "scheduler") for m in SCHEDULE.finditer(text)]
-    return found + [Hit(m.start(), m.end(), "scheduler") for m in CRON_EXPRESSION.finditer(text) if _is_cron(m[0])]
+    found += [Hit(m.start(), m.end(), "scheduler") for m in CRON_EXPRESSION.finditer(text) if _is_cron(m[0])]
+    return found + parsed_hits(text, found)

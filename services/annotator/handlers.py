@@ -86,13 +86,18 @@ async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic
     return view_from(result.data)
 
 
+def quoted_pairs(items: object) -> tuple[tuple[str, str], ...]:
+    """(id, evidence) pairs from the model's list, skipping anything malformed."""
+    pairs = items if isinstance(items, list) else []
+    return tuple((str(p.get("id", "")), str(p.get("evidence", ""))) for p in pairs if isinstance(p, dict))
+
+
 def view_from(data: dict) -> logic.ModelView:
     """Read the model's JSON into a ModelView, tolerating missing fields."""
     return logic.ModelView(
         summary=str(data.get("requirement_summary", "")),
-        integrations=tuple(data.get("mentioned_integrations", ())),
-        tools=tuple(data.get("mentioned_tools", ())),
-        removals=tuple((r.get("id", ""), r.get("evidence", "")) for r in data.get("removed", ()) if isinstance(r, dict)),
+        mentions=quoted_pairs(data.get("mentioned", ())),
+        removals=quoted_pairs(data.get("removed", ())),
         confidence=data.get("confidence_score"),
         hints=tuple(str(h) for h in data.get("hints", ())),
     )

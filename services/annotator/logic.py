@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from catalogue import Catalogue, MatchResult, detect, evidence, find_mentions
+from catalogue import Catalogue, MatchResult, detect, find_mentions, names, removal_cue
 from schemas.turn import Notes
 
 # The user saying they are done is what lets confidence pass the threshold; the structure
@@ -34,8 +34,7 @@ class ModelView:
     """What the model proposed for this turn, before code checks it."""
 
     summary: str = ""
-    integrations: tuple[str, ...] = ()
-    tools: tuple[str, ...] = ()
+    mentions: tuple[tuple[str, str], ...] = ()  # (id, the user's words as evidence)
     removals: tuple[tuple[str, str], ...] = ()  # (id, the user's words as evidence)
     confidence: float | None = None
     hints: tuple[str, ...] = ()
@@ -50,33 +49,71 @@ class Folded:
     overrides: list[str] = field(default_factory=list)
 
 
+def quoted(quote: str, user_text: str) -> bool:
+    """The quote stands in the user's message, word for word (case and spacing aside)."""
+    squash = lambda text: " ".join(text.lower().split())  # noqa: E731
+    return bool(quote.strip()) and squash(quote) in squash(user_text)
+
+
 def accepted_model_ids(view: ModelView, user_text: str, catalogue: Catalogue) -> tuple[set[str], list[str]]:
-    """Model-reported ids that are in the catalogue and supported by the user's words."""
+    """Model-proposed ids whose quote is the user's and names the item (alias or lexicon).
+
+    The model's judgment decides an ambiguous word ("post it to the teams"), so the quote
+    needs no product context; an idiom code knows ("cut me some slack") never counts.
+    """
     accepted, overrides = set(), []
-    for item in (*view.integrations, *view.tools):
+    for item, quote in view.mentions:
         if catalogue.get(item) is None:
             overrides.append("model_id_not_in_catalogue")
-        elif evidence(item, user_text, catalogue) is None:
-            overrides.append("model_id_not_in_user_words")
+        elif not quoted(quote, user_text):
+            overrides.append("model_quote_not_in_user_words")
+        elif not names(item, quote, catalogue):
+            overrides.append("model_quote_does_not_name_item")
         else:
             accepted.add(item)
     return accepted, overrides
 
 
-def accepted_model_removals(view: ModelView, user_text: str, catalogue: Catalogue) -> set[str]:
-    """Removals the model reported whose evidence really is in the user's message."""
-    lowered = user_text.lower()
-    return {
-        item
-        for item, quote in view.removals
-        if quote and quote.lower() in lowered and evidence(item, quote, catalogue) is not None
-    }
+def accepted_model_removals(view: ModelView, user_text: str, catalogue: Catalogue) -> tuple[set[str], list[str]]:
+    """Model-proposed removals whose quote is the user's, names the item and holds a removal cue."""
+    accepted, overrides = set(), []
+    for item, quote in view.removals:
+        if catalogue.get(item) is None or not quoted(quote, user_text) or not names(item, quote, catalogue):
+            overrides.append("model_removal_without_evidence")
+        elif not removal_cue(quote):
+            overrides.append("model_removal_without_cue")
+        else:
+            accepted.add(item)
+    return accepted, overrides
+
+
+def referred_removals(noted: set[str], match: MatchResult) -> set[str]:
+    """"Drop the sheet": a back-reference removes the one noted item it can mean."""
+    meant = [[i for i in group if i in noted] for group in match.removed_refs]
+    return {ids[0] for ids in meant if len(ids) == 1}
+
+
+def swapped_out(noted: set[str], match: MatchResult, catalogue: Catalogue) -> set[str]:
+    """"Post it in Teams instead": a new item replaces the one noted item of its kind and role.
+
+    Only when the message names no removal itself and exactly one noted item could be
+    meant; otherwise nothing is guessed away.
+    """
+    new = [catalogue.get(i) for i in match.mentioned if i not in noted]
+    if not match.swap or match.removed or len(new) != 1:
+        return set()
+    kind, role = new[0].kind, new[0].role
+    same = {i for i in noted - set(match.mentioned) if catalogue.get(i).kind == kind and catalogue.get(i).role == role}
+    return same if len(same) == 1 else set()
 
 
 def fold_items(previous: Notes, match: MatchResult, added: set[str], removed: set[str]) -> tuple[set[str], set[str]]:
-    """Accumulate: keep every noted item unless removed now; a re-mention brings it back."""
-    mentioned = set(match.mentioned) | added
-    removed_now = (set(match.removed) | removed) - set(match.mentioned)
+    """Accumulate: keep every noted item unless removed now; a re-mention brings it back.
+
+    Within one message a removal with evidence wins over a mention (README, precedence).
+    """
+    removed_now = set(match.removed) | removed
+    mentioned = (set(match.mentioned) | added) - removed_now
     items = (set(previous.mentioned_integrations) | set(previous.mentioned_tools) | mentioned) - removed_now
     gone = (set(previous.removed) - mentioned) | removed_now
     return items, gone
@@ -134,7 +171,9 @@ def fold(previous: Notes, user_text: str, view: ModelView, catalogue: Catalogue,
     """Fold one user turn into the notes, enforcing every code guarantee."""
     match = detect(user_text, catalogue)
     added, overrides = accepted_model_ids(view, user_text, catalogue)
-    removed = accepted_model_removals(view, user_text, catalogue)
+    model_removed, removal_overrides = accepted_model_removals(view, user_text, catalogue)
+    noted = set(previous.mentioned_integrations) | set(previous.mentioned_tools)
+    removed = model_removed | referred_removals(noted, match) | swapped_out(noted, match, catalogue)
     items, gone = fold_items(previous, match, added, removed)
     score = confidence(items, user_text, view.confidence, catalogue)
     summary, summary_rules = summary_of(view.summary, items, catalogue)
@@ -148,4 +187,4 @@ def fold(previous: Notes, user_text: str, view: ModelView, catalogue: Catalogue,
         hints=(code_hints(items, catalogue) + list(view.hints))[:5],
         last_turn_id=turn_id,
     )
-    return Folded(notes, score >= threshold, overrides + summary_rules)
+    return Folded(notes, score >= threshold, overrides + removal_overrides + summary_rules)

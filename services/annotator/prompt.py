@@ -12,8 +12,8 @@ You keep notes about the automation the user wants. Your previous notes are your
 build on them, never drop an item unless the user explicitly removes it.
 Return JSON only. Fields:
 - requirement_summary: the whole automation so far in one short sentence.
-- mentioned_integrations / mentioned_tools: catalogue ids the user named in the latest message.
-- removed: items the user explicitly removed in the latest message, each with the user's exact words.
+- mentioned: catalogue items the user wants, named in the latest message, each with the user's exact words as evidence.
+- removed: items the user explicitly removed (or only used in the past) in the latest message, each with the user's exact words.
 - confidence_score: 0..1, how complete the requirements are.
 - hints: at most one short question still worth asking.
 Catalogue ids:
@@ -41,25 +41,21 @@ def user_prompt(previous: Notes, last_reply: str, user_text: str) -> str:
 def output_schema(catalogue: Catalogue) -> dict:
     """Bounded JSON schema: a truncated constrained output would be invalid JSON."""
     ids = {"type": "string", "enum": [e.id for e in catalogue.entries]}
+    quoted = {
+        "type": "object",
+        "properties": {"id": ids, "evidence": {"type": "string", "maxLength": 100}},
+        "required": ["id", "evidence"],
+        "additionalProperties": False,
+    }
     return {
         "type": "object",
         "properties": {
             "requirement_summary": {"type": "string", "maxLength": 160},
-            "mentioned_integrations": {"type": "array", "items": ids, "maxItems": 4},
-            "mentioned_tools": {"type": "array", "items": ids, "maxItems": 4},
-            "removed": {
-                "type": "array",
-                "maxItems": 2,
-                "items": {
-                    "type": "object",
-                    "properties": {"id": ids, "evidence": {"type": "string", "maxLength": 100}},
-                    "required": ["id", "evidence"],
-                    "additionalProperties": False,
-                },
-            },
+            "mentioned": {"type": "array", "items": quoted, "maxItems": 4},
+            "removed": {"type": "array", "items": quoted, "maxItems": 2},
             "confidence_score": {"type": "number", "minimum": 0, "maximum": 1},
             "hints": {"type": "array", "items": {"type": "string", "maxLength": 80}, "maxItems": 1},
         },
-        "required": ["requirement_summary", "mentioned_integrations", "mentioned_tools", "removed", "confidence_score", "hints"],
+        "required": ["requirement_summary", "mentioned", "removed", "confidence_score", "hints"],
         "additionalProperties": False,
     }

@@ -24,8 +24,7 @@ pytestmark = pytest.mark.e2e
 def proposal(*integrations: str) -> str:
     return "ok:" + json.dumps({
         "requirement_summary": "Invoices to Sheets and Slack.",
-        "mentioned_integrations": list(integrations),
-        "mentioned_tools": [],
+        "mentioned": [{"id": i, "evidence": i} for i in integrations],
         "removed": [],
         "confidence_score": 0.5,
         "hints": [],

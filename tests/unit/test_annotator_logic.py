@@ -32,7 +32,7 @@ def test_items_accumulate_across_turns_that_do_not_repeat_them():
 
 
 def test_a_model_that_forgets_an_item_cannot_drop_it():
-    forgetful = ModelView(summary="Only Slack.", integrations=("slack",), confidence=0.9)
+    forgetful = ModelView(summary="Only Slack.", mentions=(("slack", "Slack"),), confidence=0.9)
     notes = play(["Watch my Gmail.", "Post to Slack."], [SILENT, forgetful])
     assert "gmail" in items(notes)
 
@@ -45,14 +45,21 @@ def test_explicit_removal_drops_and_a_re_mention_brings_back():
 
 
 def test_matcher_findings_are_merged_whatever_the_model_said():
-    blind = ModelView(integrations=(), tools=(), confidence=0.1)
+    blind = ModelView(mentions=(), confidence=0.1)
     notes = play(["Post a digest to Discord every Monday."], [blind])
     assert {"discord", "scheduler"} <= items(notes)
 
 
-@pytest.mark.parametrize(("reported", "rule"), [("hubspott", "model_id_not_in_catalogue"), ("jira", "model_id_not_in_user_words")])
-def test_model_ids_outside_the_catalogue_or_the_users_words_are_dropped(reported, rule):
-    view = ModelView(integrations=(reported,))
+@pytest.mark.parametrize(
+    ("reported", "quote", "rule"),
+    [
+        ("hubspott", "GitHub", "model_id_not_in_catalogue"),
+        ("jira", "Jira tickets", "model_quote_not_in_user_words"),
+        ("jira", "GitHub releases", "model_quote_does_not_name_item"),
+    ],
+)
+def test_model_ids_outside_the_catalogue_or_the_users_words_are_dropped(reported, quote, rule):
+    view = ModelView(mentions=((reported, quote),))
     folded = fold(Notes(), "Post new GitHub releases to Discord.", view, CATALOGUE, THRESHOLD, None)
     assert reported not in items(folded.notes)
     assert rule in folded.overrides
@@ -64,6 +71,35 @@ def test_model_removal_needs_the_users_words_as_evidence():
     quoted = fold(start, "Slack is out, sorry.", ModelView(removals=(("slack", "Slack is out"),)), CATALOGUE, THRESHOLD, None)
     assert "slack" in items(invented.notes)
     assert "slack" not in items(quoted.notes)
+
+
+def test_a_model_mention_with_evidence_adds_what_the_rules_read_as_an_ordinary_word():
+    # The rules read lower-case "teams" after "the" as people; the model judged the product.
+    text = "Send the alert to the teams too."
+    rules_only = fold(Notes(), text, SILENT, CATALOGUE, THRESHOLD, None)
+    judged = fold(Notes(), text, ModelView(mentions=(("microsoft_teams", "to the teams"),)), CATALOGUE, THRESHOLD, None)
+    assert "microsoft_teams" not in items(rules_only.notes) and "microsoft_teams" in items(judged.notes)
+
+
+def test_a_model_removal_with_a_cue_wins_over_the_rules_mention_in_the_same_message():
+    start = play(["Watch Gmail and post to Slack."])
+    text = "Honestly Slack feels unnecessary now; take Slack out and keep the email."
+    rules_only = fold(start, "Slack, hmm.", SILENT, CATALOGUE, THRESHOLD, None)
+    judged = fold(start, text, ModelView(removals=(("slack", "take Slack out"),)), CATALOGUE, THRESHOLD, None)
+    assert "slack" in items(rules_only.notes) and "slack" not in items(judged.notes)
+
+
+def test_a_model_removal_quoting_no_cue_or_a_cancelled_one_changes_nothing():
+    start = play(["Watch Gmail and post to Slack."])
+    for text, quote in [("Post to Slack, please.", "Post to Slack"), ("Don't drop Slack.", "Don't drop Slack")]:
+        folded = fold(start, text, ModelView(removals=(("slack", quote),)), CATALOGUE, THRESHOLD, None)
+        assert "slack" in items(folded.notes), text
+
+
+def test_a_rules_removal_wins_over_a_model_mention_of_the_same_item():
+    start = play(["Watch Gmail and post to Slack."])
+    folded = fold(start, "Drop Slack.", ModelView(mentions=(("slack", "Slack"),)), CATALOGUE, THRESHOLD, None)
+    assert "slack" not in items(folded.notes)
 
 
 def test_an_eager_model_cannot_confirm_a_workflow_without_a_start_and_an_end():
