@@ -79,8 +79,27 @@ def summary_noun_hits(text: str) -> list[Hit]:
     return [Hit(m.start(1), m.end(1), "text_summarizer") for m in SUMMARY_NOUN.finditer(text)]
 
 
+# How often someone pays is a billing term, not when the workflow runs: "customers pay
+# annually, some monthly", "a monthly plan". Only the bare adverbs read this way.
+BARE_FREQUENCY = re.compile(r"(?:annually|yearly|quarterly|monthly|weekly|daily)\Z", re.IGNORECASE)
+BILLING = words(r"pa(?:y|ys|id|ying)|bill(?:s|ed|ing)?|charg(?:e|es|ed|ing)|renew(?:s|ed|al)?|subscri(?:be|bes|bed|ption)s?|plans?")
+# "the rule is the same every day": always, not a schedule.
+CONSTANCY = words(r"(?:the\s+)?same\s+every\s+(?:day|time|week|month)")
+SENTENCE_BOUNDS = re.compile(r"[^.!?;\n]*")
+
+
+def schedule_is_a_schedule(text: str, hit: Hit) -> bool:
+    """A recurring time that says when the workflow runs, not a billing period or "always"."""
+    opening = max((m.end() for m in re.finditer(r"[.!?;\n]", text[: hit.start])), default=0)
+    sentence = SENTENCE_BOUNDS.match(text, opening)[0]
+    if BARE_FREQUENCY.match(text[hit.start : hit.end]) and BILLING.search(sentence):
+        return False
+    return not any(m.start() <= hit.start - opening and hit.end - opening <= m.end() for m in CONSTANCY.finditer(sentence))
+
+
 GUARDS: dict[str, Callable[[str, Hit], bool]] = {
     "text_summarizer": summary_is_a_step,
+    "scheduler": schedule_is_a_schedule,
 }
 
 

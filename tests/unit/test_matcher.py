@@ -237,3 +237,17 @@ def test_an_alias_as_a_word_is_found_removed_and_brought_back(pair: tuple[str, s
     assert item in detect(f"Please use {alias} now.", CATALOGUE).mentioned
     assert item in detect(f"Please drop {alias}.", CATALOGUE).removed
     assert item in detect(f"Drop {alias}. Actually, keep {alias}.", CATALOGUE).mentioned
+
+
+@pytest.mark.parametrize(
+    ("text", "scheduled"),
+    [
+        ("Members are billed monthly, and the report goes out every Monday.", True),
+        ("Most clients pay yearly.", False),
+        ("Send the numbers to Slack weekly.", True),
+        ("Whatever the day, the checks are the same every day.", False),
+        ("Weekdays from Monday to Friday at 6.", True),
+    ],
+)
+def test_a_frequency_is_a_schedule_only_when_it_says_when_the_workflow_runs(text: str, scheduled: bool):
+    assert ("scheduler" in detect(text, CATALOGUE).mentioned) is scheduled
