@@ -100,4 +100,4 @@ async def test_faults_are_retried_repaired_or_fall_back_and_notes_stay_right(fau
     assert value(metrics, "planwire_model_attempt_failures_total", role="annotator", reason="schema") >= 2
     assert value(metrics, "planwire_model_fallbacks_total", role="annotator") >= 2
     assert value(metrics, "planwire_model_calls_total", role="annotator", outcome="repaired") >= 1
-    assert value(metrics, "planwire_overrides_total", service="annotator", rule="model_id_not_in_user_words") >= 1
+    assert value(metrics, "planwire_overrides_total", service="annotator", rule="model_quote_not_in_user_words") >= 1
