@@ -16,7 +16,6 @@ from services.annotator.store import NotesStore
 from shared.idempotency import claim
 from shared.metrics import EVENTS_HANDLED, record_overrides
 from shared.model import ModelPort
-from shared.model.usage import record_usage
 
 CAS_ATTEMPTS = 5
 
@@ -82,7 +81,6 @@ async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic
         {"role": "user", "content": prompt.user_prompt(previous, last_reply, context.user_text)},
     ]
     result = await deps.model.structured("annotator", messages, prompt.output_schema(deps.catalogue), fallback=dict, max_tokens=200)
-    await record_usage(deps.redis, context.session_id, result)
     return view_from(result.data)
 
 

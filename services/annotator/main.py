@@ -14,6 +14,7 @@ from services.annotator.store import NotesStore
 from shared.app import build_app, serve
 from shared.bus import consumer_options, make_broker
 from shared.model import ModelSettings, build_model
+from shared.model.usage import UsageRecordingModel
 from shared.redis import make_redis
 from shared.settings import InfraSettings
 
@@ -35,7 +36,8 @@ broker.subscriber(REQUIREMENTS_CONFIRMED.name, **consumer_options(settings, "ann
 @asynccontextmanager
 async def lifespan(context: ContextRepo):
     """Open Redis and the model for the handlers; close both on the way out."""
-    redis, model = make_redis(settings.redis_url), build_model(settings)
+    redis = make_redis(settings.redis_url)
+    model = UsageRecordingModel(build_model(settings), redis)
     deps = handlers.Deps(redis, NotesStore(redis, settings.session_ttl_s), model, load_catalogue(), published, settings.ready_threshold, settings.dedupe_ttl_s)
     context.set_global("deps", deps)
     yield

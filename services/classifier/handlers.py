@@ -16,7 +16,6 @@ from shared.cas import compare_and_set
 from shared.idempotency import claim
 from shared.metrics import record_overrides
 from shared.model import ModelPort
-from shared.model.usage import record_usage
 from shared.redis import session_key
 
 SCHEMA = {
@@ -70,7 +69,6 @@ async def propose(event: ContextTrimmed, deps: Deps) -> str:
     result = await deps.model.structured(
         "classifier", messages, SCHEMA, fallback=lambda: {"verdict": logic.heuristic_verdict(text)}, max_tokens=20
     )
-    await record_usage(deps.redis, event.session_id, result)
     return str(result.data.get("verdict", ""))
 
 

@@ -15,7 +15,6 @@ from services.conversation import logic
 from shared.cas import compare_and_set
 from shared.idempotency import claim
 from shared.model import ModelPort
-from shared.model.usage import record_usage
 from shared.redis import session_key
 
 REPLY_SCHEMA = {
@@ -77,7 +76,6 @@ async def question(event: NotesUpdated, deps: Deps) -> str:
     ]
     fallback = {"text": logic.fallback_question(event.notes)}
     result = await deps.model.structured("conversation", messages, REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=60)
-    await record_usage(deps.redis, event.session_id, result)
     text = str(result.data.get("text", ""))
     return text if logic.acceptable_question(text) else fallback["text"]
 

@@ -13,6 +13,7 @@ from services.conversation import handlers
 from shared.app import build_app, serve
 from shared.bus import consumer_options, make_broker
 from shared.model import ModelSettings, build_model
+from shared.model.usage import UsageRecordingModel
 from shared.redis import make_redis
 from shared.settings import InfraSettings
 
@@ -31,7 +32,8 @@ broker.subscriber(REPLY_CLASSIFIED.name, **consumer_options(settings, "conversat
 @asynccontextmanager
 async def lifespan(context: ContextRepo):
     """Open Redis and the model for the handlers; close both on the way out."""
-    redis, model = make_redis(settings.redis_url), build_model(settings)
+    redis = make_redis(settings.redis_url)
+    model = UsageRecordingModel(build_model(settings), redis)
     context.set_global("deps", handlers.Deps(redis, model, load_catalogue(), replies, settings.dedupe_ttl_s))
     yield
     await model.aclose()

@@ -24,6 +24,7 @@ from services.specialist.store import StepStore
 from shared.app import build_app, serve
 from shared.bus import consumer_options, make_broker
 from shared.model import ModelSettings, build_model
+from shared.model.usage import UsageRecordingModel
 from shared.redis import make_redis
 from shared.settings import InfraSettings
 
@@ -65,7 +66,8 @@ def subscribe(runner: str, *more: str, group: str | None = None) -> Any:
 @asynccontextmanager
 async def lifespan(context: ContextRepo):
     """Open Redis and the model for the handlers; close both on the way out."""
-    redis, model = make_redis(settings.redis_url), build_model(settings)
+    redis = make_redis(settings.redis_url)
+    model = UsageRecordingModel(build_model(settings), redis)
     store = StepStore(redis, settings.session_ttl_s)
     context.set_global("deps", handlers.Deps(redis, store, model, catalogue, completed, settings.dedupe_ttl_s, settings.specialist_delay_s))
     yield

