@@ -8,7 +8,6 @@ from contextlib import asynccontextmanager
 from redis.asyncio import Redis
 
 from shared.redis import session_key
-from shared.scope import bound_session
 
 IN_FLIGHT_TTL_S = 60
 
@@ -28,8 +27,7 @@ async def claim(redis: Redis, consumer: str, session_id: str, event_id: str, ttl
     if not await redis.set(key, "in-flight", nx=True, ex=IN_FLIGHT_TTL_S):
         raise AlreadyProcessed(event_id)
     try:
-        with bound_session(session_id):  # the model port charges this session's calls
-            yield
+        yield
     except BaseException:
         await redis.delete(key)
         raise

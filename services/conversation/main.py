@@ -1,20 +1,14 @@
-"""Conversation service: the one wiring point (settings, broker, subscriptions, ASGI app)."""
+"""Conversation service: the one wiring point (settings, topics, dependencies)."""
 
 from __future__ import annotations
-
-from contextlib import asynccontextmanager
-
-from faststream import ContextRepo
 
 from catalogue import load_catalogue
 from schemas.topics import NOTES_UPDATED, REPLY_CLASSIFIED, REPLY_GENERATED
 from schemas.turn import ReplyGenerated
 from services.conversation import handlers
-from shared.app import build_app, serve
-from shared.bus import consumer_options, make_broker
-from shared.model import ModelSettings, build_model
-from shared.model.usage import UsageRecordingModel
-from shared.redis import make_redis
+from shared.model import ModelSettings
+from shared.model.usage import recorded_model
+from shared.service import Opened, Service
 from shared.settings import InfraSettings
 
 
@@ -23,24 +17,18 @@ class Settings(InfraSettings, ModelSettings):
 
 
 settings = Settings()
-broker = make_broker(settings, client_id="conversation")
-replies = broker.publisher(REPLY_GENERATED.name, schema=ReplyGenerated, description="What planwire says to the user.")
-broker.subscriber(NOTES_UPDATED.name, **consumer_options(settings, "conversation.notes"))(handlers.on_notes_updated)
-broker.subscriber(REPLY_CLASSIFIED.name, **consumer_options(settings, "conversation.classified"))(handlers.on_reply_classified)
+service = Service("conversation", settings, description="Talks to the user: questions and the confirmation summary.", model=recorded_model)
+replies = service.publisher(REPLY_GENERATED, ReplyGenerated, "What planwire says to the user.")
+service.subscribe(handlers.on_notes_updated, NOTES_UPDATED, group="conversation.notes")
+service.subscribe(handlers.on_reply_classified, REPLY_CLASSIFIED, group="conversation.classified")
 
 
-@asynccontextmanager
-async def lifespan(context: ContextRepo):
-    """Open Redis and the model for the handlers; close both on the way out."""
-    redis = make_redis(settings.redis_url)
-    model = UsageRecordingModel(build_model(settings), redis)
-    context.set_global("deps", handlers.Deps(redis, model, load_catalogue(), replies, settings.dedupe_ttl_s))
-    yield
-    await model.aclose()
-    await redis.aclose()
+def deps(opened: Opened) -> handlers.Deps:
+    """What the handlers need, once Redis and the model are open."""
+    return handlers.Deps(redis=opened.redis, model=opened.model, catalogue=load_catalogue(), replies=replies, dedupe_ttl_s=settings.dedupe_ttl_s)
 
 
-app = build_app(broker, title="planwire conversation", description="Talks to the user: questions and the confirmation summary.", lifespan=lifespan)
+app = service.app(deps)
 
 if __name__ == "__main__":
-    serve(app, settings)
+    service.serve(app)

@@ -14,9 +14,7 @@ from schemas.turn import TurnReceived
 from services.gateway import handlers, routes
 from services.gateway.metrics import phase_sampler
 from services.gateway.store import SessionStore
-from shared.app import serve
-from shared.bus import consumer_options, make_broker
-from shared.redis import make_redis
+from shared.service import Service
 from shared.settings import InfraSettings
 
 
@@ -28,27 +26,30 @@ class Settings(InfraSettings):
 
 
 settings = Settings()
-broker = make_broker(settings, client_id="gateway")
-turns = broker.publisher(TURN_RECEIVED.name, schema=TurnReceived, description="A user message accepted by the gateway.")
-outbound = consumer_options(settings, "gateway.outbound")
-broker.subscriber(REPLY_GENERATED.name, **outbound)(handlers.on_reply_generated)
-broker.subscriber(PLAN_COMPILED.name, **outbound)(handlers.on_plan_compiled)
-broker.subscriber(STEP_PROGRESSED.name, **outbound)(handlers.on_step_progressed)
-broker.subscriber(WORKFLOW_COMPLETED.name, **outbound)(handlers.on_workflow_completed)
-broker.subscriber(WORKFLOW_FAILED.name, **outbound)(handlers.on_workflow_failed)
+service = Service("gateway", settings, description="HTTP API plus the consumer that feeds each session's event stream.")
+broker = service.broker
+turns = service.publisher(TURN_RECEIVED, TurnReceived, "A user message accepted by the gateway.")
+# Every outbound event in one consumer group: each is appended once to the session's stream.
+for handler, topic in (
+    (handlers.on_reply_generated, REPLY_GENERATED),
+    (handlers.on_plan_compiled, PLAN_COMPILED),
+    (handlers.on_step_progressed, STEP_PROGRESSED),
+    (handlers.on_workflow_completed, WORKFLOW_COMPLETED),
+    (handlers.on_workflow_failed, WORKFLOW_FAILED),
+):
+    service.subscribe(handler, topic, group="gateway.outbound")
 
 
 @asynccontextmanager
 async def lifespan(app: FastAPI):
     """Connect Redis and the broker; the consumers share one group across replicas."""
-    redis = make_redis(settings.redis_url)
-    app.state.store, app.state.turns, app.state.api_keys = SessionStore(redis, settings.session_ttl_s), turns, settings.api_keys
-    broker.context.set_global("store", app.state.store)
-    await broker.start()
-    async with phase_sampler(redis, settings.phase_sample_s):
-        yield
-    await broker.stop()
-    await redis.aclose()
+    async with service.opened() as opened:
+        app.state.store, app.state.turns, app.state.api_keys = SessionStore(opened.redis, settings.session_ttl_s), turns, settings.api_keys
+        broker.context.set_global("store", app.state.store)
+        await broker.start()
+        async with phase_sampler(opened.redis, settings.phase_sample_s):
+            yield
+        await broker.stop()
 
 
 app = FastAPI(title="planwire gateway", version="1.0.0", lifespan=lifespan)
@@ -71,4 +72,4 @@ async def invalid_request(_request, exc: RequestValidationError) -> JSONResponse
 
 
 if __name__ == "__main__":
-    serve(app, settings)
+    service.serve(app)

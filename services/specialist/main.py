@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from contextlib import asynccontextmanager
 from typing import Any
-
-from faststream import ContextRepo
 
 from catalogue import load_catalogue
 from schemas.plan import StepCompleted
@@ -21,11 +18,9 @@ from schemas.topics import STEP_COMPLETED, run_step_topic
 from services.specialist import handlers
 from services.specialist.runners import ALL, select_runners
 from services.specialist.store import StepStore
-from shared.app import build_app, serve
-from shared.bus import consumer_options, make_broker
-from shared.model import ModelSettings, build_model
-from shared.model.usage import UsageRecordingModel
-from shared.redis import make_redis
+from shared.model import ModelSettings
+from shared.model.usage import recorded_model
+from shared.service import Opened, Service
 from shared.settings import InfraSettings
 
 
@@ -45,8 +40,9 @@ class Settings(InfraSettings, ModelSettings):
 settings = Settings()
 catalogue = load_catalogue()
 runners = select_runners(sys.argv[1:], catalogue.ids)
-broker = make_broker(settings, client_id="specialist")
-completed = broker.publisher(STEP_COMPLETED.name, schema=StepCompleted, description="A step finished, ok or failed.")
+service = Service("specialist", settings, title="planwire step runtime", description=f"Runs plan steps for: {', '.join(runners)}.", model=recorded_model)
+broker = service.broker
+completed = service.publisher(STEP_COMPLETED, StepCompleted, "A step finished, ok or failed.")
 
 
 def subscribe(runner: str, *more: str, group: str | None = None) -> Any:
@@ -54,28 +50,22 @@ def subscribe(runner: str, *more: str, group: str | None = None) -> Any:
 
     With more runners, one consumer (in `group`) reads all their topics.
     """
-    options = consumer_options(settings, group or f"specialist.{runner}")
-    options |= {"session_timeout_ms": settings.consumer_session_timeout_ms, "heartbeat_interval_ms": settings.consumer_heartbeat_ms}
+    options: dict[str, Any] = {"session_timeout_ms": settings.consumer_session_timeout_ms, "heartbeat_interval_ms": settings.consumer_heartbeat_ms}
     if settings.runner_fetch_max_wait_ms is not None:
         options["fetch_max_wait_ms"] = settings.runner_fetch_max_wait_ms
-    subscriber = broker.subscriber(*(run_step_topic(r).name for r in (runner, *more)), **options)
-    subscriber(handlers.on_run_step)
-    return subscriber
+    topics = (run_step_topic(r) for r in (runner, *more))
+    return service.subscribe(handlers.on_run_step, *topics, group=group or f"specialist.{runner}", **options)
 
 
-@asynccontextmanager
-async def lifespan(context: ContextRepo):
-    """Open Redis and the model for the handlers; close both on the way out."""
-    redis = make_redis(settings.redis_url)
-    model = UsageRecordingModel(build_model(settings), redis)
-    store = StepStore(redis, settings.session_ttl_s)
-    context.set_global("deps", handlers.Deps(redis, store, model, catalogue, completed, settings.dedupe_ttl_s, settings.specialist_delay_s))
-    yield
-    await model.aclose()
-    await redis.aclose()
+def deps(opened: Opened) -> handlers.Deps:
+    """What the step handler needs, once Redis and the model are open."""
+    return handlers.Deps(
+        redis=opened.redis, store=StepStore(opened.redis, settings.session_ttl_s), model=opened.model, catalogue=catalogue,
+        completed=completed, dedupe_ttl_s=settings.dedupe_ttl_s, delay_s=settings.specialist_delay_s,
+    )
 
 
-app = build_app(broker, title="planwire step runtime", description=f"Runs plan steps for: {', '.join(runners)}.", lifespan=lifespan)
+app = service.app(deps)
 
 
 @app.after_startup
@@ -95,4 +85,4 @@ async def start_runners() -> None:
 
 
 if __name__ == "__main__":
-    serve(app, settings)
+    service.serve(app)

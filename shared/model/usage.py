@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from redis.asyncio import Redis
 
+from shared.model.factory import build_model
 from shared.model.port import ModelPort, ModelResult
 from shared.redis import session_key
 from shared.scope import current_session
@@ -63,3 +64,8 @@ class UsageRecordingModel:
     async def aclose(self) -> None:
         """Close the inner port."""
         await self.inner.aclose()
+
+
+def recorded_model(settings, redis: Redis) -> UsageRecordingModel:
+    """The service's model port from its settings, charging every call to the bound session."""
+    return UsageRecordingModel(build_model(settings), redis)

@@ -32,29 +32,11 @@ from services.specialist.store import StepStore
 from shared.idempotency import AlreadyProcessed
 from shared.model import HeuristicModel
 from shared.redis import session_key
+from tests.support.inmemory import Bus
 
 CATALOGUE = load_catalogue()
 TTL = 3600
 TIMEOUT_S = 20
-
-
-class Bus:
-    """Everything the handlers publish, in order; `drain` delivers it like a broker would."""
-
-    def __init__(self) -> None:
-        self.sent: list[Event] = []
-        self.queue: list[Event] = []
-
-    def publisher(self) -> Bus:
-        return self
-
-    async def publish(self, message: Event, topic: str = "", *, key: bytes | None = None) -> None:
-        assert key == message.key()
-        self.sent.append(message)
-        self.queue.append(message)
-
-    def of(self, kind: type[Event]) -> list:
-        return [m for m in self.sent if isinstance(m, kind)]
 
 
 class Flow:
@@ -63,9 +45,12 @@ class Flow:
     def __init__(self, redis: Redis) -> None:
         self.redis, self.bus = redis, Bus()
         model = HeuristicModel()
-        self.planner = planner.Deps(redis, PlanStore(redis, TTL), model, CATALOGUE, self.bus, TTL)
-        self.dispatcher = dispatcher.Deps(redis, RunStore(redis, TTL), self.bus, self.bus, self.bus, self.bus, TIMEOUT_S, 3, TTL)
-        self.runner = specialist.Deps(redis, StepStore(redis, TTL), model, CATALOGUE, self.bus, TTL)
+        bus, common = self.bus, {"redis": redis, "dedupe_ttl_s": TTL}
+        self.planner = planner.Deps(store=PlanStore(redis, TTL), model=model, catalogue=CATALOGUE, compiled=bus, **common)
+        self.dispatcher = dispatcher.Deps(
+            store=RunStore(redis, TTL), broker=bus, progressed=bus, completed=bus, failed=bus, step_timeout_s=TIMEOUT_S, max_attempts=3, **common
+        )
+        self.runner = specialist.Deps(store=StepStore(redis, TTL), model=model, catalogue=CATALOGUE, completed=bus, **common)
 
     async def deliver(self, message: Event) -> None:
         """Hand one message to its consumer; a duplicate is skipped as the middleware does."""

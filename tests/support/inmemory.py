@@ -44,6 +44,9 @@ class Bus:
         self.sent: list[Event] = []
         self.queue: list[Event] = []
 
+    def publisher(self) -> Bus:
+        return self
+
     async def publish(self, message: Event, topic: str = "", *, key: bytes | None = None) -> None:
         assert key == message.key()
         self.sent.append(message)
