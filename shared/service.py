@@ -1,19 +1,22 @@
 """The service kit: broker, publishers, subscribers, connections, lifespan, ASGI app, serving.
 
-Every Kafka-driven service's `main.py` declares what is its own (settings, topics, how its
-`Deps` are built) and gets the rest from here:
+Every Kafka-driven service's `main.py` states what is its own (settings, how its `Deps` are
+built) and gets the rest from here; its topics come from its topology entry:
 
-    service = Service("planner", settings, description="...", model=recorded_model)
-    compiled = service.publisher(PLAN_COMPILED, PlanCompiled, "The compiled plan of a session.")
-    service.subscribe(handlers.on_requirements_confirmed, REQUIREMENTS_CONFIRMED, group="planner.confirmed")
-    app = service.app(lambda opened: handlers.Deps(redis=opened.redis, ...))
+    service = Service.declared(topology.node("planner"), settings, handlers=handlers, model=recorded_model)
+    app = service.app(lambda opened: handlers.Deps(compiled=service.publisher_of(PlanCompiled), ...))
+
+`declared` subscribes `handlers.on_<event_name>` to each consumed event's topic in its
+consumer group, and declares a publisher for each produced event.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+import re
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from faststream import ContextRepo
@@ -46,6 +49,25 @@ class Service:
         self.title = title or f"planwire {name}"
         self.model = model  # (settings, redis) -> model port; kept out of model-free services
         self.broker = make_broker(settings, client_id=name)
+        self.publishers: dict[type, Any] = {}
+
+    @classmethod
+    def declared(cls, node: Any, settings: InfraSettings, *, handlers: ModuleType, model: Callable[[Any, Redis], Any] | None = None) -> Service:
+        """The service as `node` (a `planwire.topology.Node`) declares it."""
+        if node.uses_model != (model is not None):
+            raise ValueError(f"{node.name}: the topology says uses_model={node.uses_model}")
+        service = cls(node.name, settings, description=node.description, title=node.title or None, model=model)
+        for produced in node.produces:
+            if produced.event.topic is not None:  # a command's topic is its consumer's: published by name
+                service.publishers[produced.event] = service.publisher(produced.event.topic, produced.event, produced.description)
+        for consumed in node.consumes:
+            if consumed.event.topic is not None:
+                service.subscribe(getattr(handlers, handler_name(consumed.event)), consumed.event.topic, group=consumed.group)
+        return service
+
+    def publisher_of(self, event: type) -> Any:
+        """The declared publisher of a produced event."""
+        return self.publishers[event]
 
     def publisher(self, topic: Topic, schema: type, description: str) -> Any:
         """A declared publisher (it appears in the AsyncAPI document)."""
@@ -87,3 +109,8 @@ class Service:
     def serve(self, app: Any) -> None:
         """Run the app under uvicorn with this service's settings."""
         serve(app, self.settings)
+
+
+def handler_name(event: type) -> str:
+    """`ContextTrimmed` -> `on_context_trimmed`: the handler every consumer names that way."""
+    return "on_" + re.sub(r"(?<!^)(?=[A-Z])", "_", event.__name__).lower()

@@ -1,10 +1,10 @@
-"""Classifier service: the one wiring point (settings, topics, dependencies)."""
+"""Classifier service: the one wiring point (settings, dependencies; topics in planwire/topology.py)."""
 
 from __future__ import annotations
 
 from catalogue import load_catalogue
+from planwire import topology
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
-from schemas.topics import CONTEXT_TRIMMED, REPLY_CLASSIFIED, REQUIREMENTS_CONFIRMED
 from services.classifier import handlers
 from shared.model import ModelSettings
 from shared.model.usage import recorded_model
@@ -17,16 +17,13 @@ class Settings(InfraSettings, ModelSettings):
 
 
 settings = Settings()
-service = Service("classifier", settings, description="Classifies replies to the confirmation summary.", model=recorded_model)
-classified = service.publisher(REPLY_CLASSIFIED, ReplyClassified, "Verdict on a confirmation reply.")
-confirmed = service.publisher(REQUIREMENTS_CONFIRMED, RequirementsConfirmed, "The user confirmed.")
-service.subscribe(handlers.on_context_trimmed, CONTEXT_TRIMMED, group="classifier.turns")
+service = Service.declared(topology.node("classifier"), settings, handlers=handlers, model=recorded_model)
 
 
 def deps(opened: Opened) -> handlers.Deps:
     """What the handlers need, once Redis and the model are open."""
     return handlers.Deps(
-        redis=opened.redis, model=opened.model, catalogue=load_catalogue(), classified=classified, confirmed=confirmed,
+        redis=opened.redis, model=opened.model, catalogue=load_catalogue(), classified=service.publisher_of(ReplyClassified), confirmed=service.publisher_of(RequirementsConfirmed),
         dedupe_ttl_s=settings.dedupe_ttl_s,
     )
 

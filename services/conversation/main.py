@@ -1,9 +1,9 @@
-"""Conversation service: the one wiring point (settings, topics, dependencies)."""
+"""Conversation service: the one wiring point (settings, dependencies; topics in planwire/topology.py)."""
 
 from __future__ import annotations
 
 from catalogue import load_catalogue
-from schemas.topics import NOTES_UPDATED, REPLY_CLASSIFIED, REPLY_GENERATED
+from planwire import topology
 from schemas.turn import ReplyGenerated
 from services.conversation import handlers
 from shared.model import ModelSettings
@@ -17,15 +17,12 @@ class Settings(InfraSettings, ModelSettings):
 
 
 settings = Settings()
-service = Service("conversation", settings, description="Talks to the user: questions and the confirmation summary.", model=recorded_model)
-replies = service.publisher(REPLY_GENERATED, ReplyGenerated, "What planwire says to the user.")
-service.subscribe(handlers.on_notes_updated, NOTES_UPDATED, group="conversation.notes")
-service.subscribe(handlers.on_reply_classified, REPLY_CLASSIFIED, group="conversation.classified")
+service = Service.declared(topology.node("conversation"), settings, handlers=handlers, model=recorded_model)
 
 
 def deps(opened: Opened) -> handlers.Deps:
     """What the handlers need, once Redis and the model are open."""
-    return handlers.Deps(redis=opened.redis, model=opened.model, catalogue=load_catalogue(), replies=replies, dedupe_ttl_s=settings.dedupe_ttl_s)
+    return handlers.Deps(redis=opened.redis, model=opened.model, catalogue=load_catalogue(), replies=service.publisher_of(ReplyGenerated), dedupe_ttl_s=settings.dedupe_ttl_s)
 
 
 app = service.app(deps)

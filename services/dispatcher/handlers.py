@@ -14,7 +14,6 @@ from faststream.kafka.publisher import DefaultPublisher
 from prometheus_client import Counter
 
 from schemas.plan import PlanCompiled, PlanNode, RunStep, StepCompleted, StepProgressed, WorkflowCompleted, WorkflowFailed
-from schemas.topics import run_step_topic
 from schemas.turn import Phase
 from services.dispatcher import logic
 from services.dispatcher.logic import Deadline, Decision, RunView
@@ -166,7 +165,7 @@ async def dispatch(deps: Deps, session_id: str, plan_id: str, nodes: list[PlanNo
         node=node,
         attempt=attempt,
     )
-    await deps.broker.publish(command, run_step_topic(node.runner).name, key=command.key())
+    await deps.broker.publish(command, RunStep.topic_for(node.runner).name, key=command.key())
     await progress(deps, session_id, plan_id, nodes, index, attempt, "dispatched" if attempt == 1 else "retrying")
 
 

@@ -1,9 +1,9 @@
-"""Dispatcher service: the one wiring point (settings, topics, dependencies, the deadline sweep)."""
+"""Dispatcher service: the one wiring point (settings, dependencies; topics in planwire/topology.py, the deadline sweep)."""
 
 from __future__ import annotations
 
+from planwire import topology
 from schemas.plan import StepProgressed, WorkflowCompleted, WorkflowFailed
-from schemas.topics import PLAN_COMPILED, STEP_COMPLETED, STEP_PROGRESSED, WORKFLOW_COMPLETED, WORKFLOW_FAILED
 from services.dispatcher import handlers
 from services.dispatcher.store import RunStore
 from services.dispatcher.sweeper import sweeping
@@ -23,19 +23,14 @@ class Settings(InfraSettings):
 
 
 settings = Settings()
-service = Service("dispatcher", settings, description="Walks each compiled plan step by step; no model.")
-progressed = service.publisher(STEP_PROGRESSED, StepProgressed, "Progress of a plan's steps.")
-completed = service.publisher(WORKFLOW_COMPLETED, WorkflowCompleted, "A workflow was built.")
-failed = service.publisher(WORKFLOW_FAILED, WorkflowFailed, "A workflow could not be built.")
-service.subscribe(handlers.on_plan_compiled, PLAN_COMPILED, group="dispatcher.plans")
-service.subscribe(handlers.on_step_completed, STEP_COMPLETED, group="dispatcher.steps")
+service = Service.declared(topology.node("dispatcher"), settings, handlers=handlers)
 
 
 def deps(opened: Opened) -> handlers.Deps:
     """What the handlers and the sweep need, once Redis is open."""
     return handlers.Deps(
         redis=opened.redis, store=RunStore(opened.redis, settings.session_ttl_s), broker=service.broker,
-        progressed=progressed, completed=completed, failed=failed,
+        progressed=service.publisher_of(StepProgressed), completed=service.publisher_of(WorkflowCompleted), failed=service.publisher_of(WorkflowFailed),
         step_timeout_s=settings.step_timeout_s, max_attempts=settings.step_attempts, dedupe_ttl_s=settings.dedupe_ttl_s,
     )
 

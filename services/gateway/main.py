@@ -9,7 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from prometheus_client import REGISTRY, make_asgi_app
 
-from schemas.topics import PLAN_COMPILED, REPLY_GENERATED, STEP_PROGRESSED, TURN_RECEIVED, WORKFLOW_COMPLETED, WORKFLOW_FAILED
+from planwire import topology
 from schemas.turn import TurnReceived
 from services.gateway import handlers, routes
 from services.gateway.metrics import phase_sampler
@@ -26,18 +26,9 @@ class Settings(InfraSettings):
 
 
 settings = Settings()
-service = Service("gateway", settings, description="HTTP API plus the consumer that feeds each session's event stream.")
+service = Service.declared(topology.node("gateway"), settings, handlers=handlers)
 broker = service.broker
-turns = service.publisher(TURN_RECEIVED, TurnReceived, "A user message accepted by the gateway.")
-# Every outbound event in one consumer group: each is appended once to the session's stream.
-for handler, topic in (
-    (handlers.on_reply_generated, REPLY_GENERATED),
-    (handlers.on_plan_compiled, PLAN_COMPILED),
-    (handlers.on_step_progressed, STEP_PROGRESSED),
-    (handlers.on_workflow_completed, WORKFLOW_COMPLETED),
-    (handlers.on_workflow_failed, WORKFLOW_FAILED),
-):
-    service.subscribe(handler, topic, group="gateway.outbound")
+turns = service.publisher_of(TurnReceived)
 
 
 @asynccontextmanager

@@ -1,10 +1,10 @@
-"""Planner service: the one wiring point (settings, topics, dependencies)."""
+"""Planner service: the one wiring point (settings, dependencies; topics in planwire/topology.py)."""
 
 from __future__ import annotations
 
 from catalogue import load_catalogue
+from planwire import topology
 from schemas.plan import PlanCompiled
-from schemas.topics import PLAN_COMPILED, REQUIREMENTS_CONFIRMED
 from services.planner import handlers
 from services.planner.store import PlanStore
 from shared.model import ModelSettings
@@ -18,16 +18,14 @@ class Settings(InfraSettings, ModelSettings):
 
 
 settings = Settings()
-service = Service("planner", settings, description="Compiles the whole plan once requirements are confirmed.", model=recorded_model)
-compiled = service.publisher(PLAN_COMPILED, PlanCompiled, "The compiled plan of a session.")
-service.subscribe(handlers.on_requirements_confirmed, REQUIREMENTS_CONFIRMED, group="planner.confirmed")
+service = Service.declared(topology.node("planner"), settings, handlers=handlers, model=recorded_model)
 
 
 def deps(opened: Opened) -> handlers.Deps:
     """What the handlers need, once Redis and the model are open."""
     return handlers.Deps(
         redis=opened.redis, store=PlanStore(opened.redis, settings.session_ttl_s), model=opened.model, catalogue=load_catalogue(),
-        compiled=compiled, dedupe_ttl_s=settings.dedupe_ttl_s,
+        compiled=service.publisher_of(PlanCompiled), dedupe_ttl_s=settings.dedupe_ttl_s,
     )
 
 

@@ -1,8 +1,8 @@
-"""Trimmer service: the one wiring point (settings, topics, dependencies)."""
+"""Trimmer service: the one wiring point (settings, dependencies; topics in planwire/topology.py)."""
 
 from __future__ import annotations
 
-from schemas.topics import CONTEXT_TRIMMED, REPLY_GENERATED, TURN_RECEIVED
+from planwire import topology
 from schemas.turn import ContextTrimmed
 from services.trimmer import handlers
 from services.trimmer.store import TranscriptStore
@@ -17,16 +17,13 @@ class Settings(InfraSettings):
 
 
 settings = Settings()
-service = Service("trimmer", settings, description="Keeps the transcript and trims it to whole change units.")
-trimmed = service.publisher(CONTEXT_TRIMMED, ContextTrimmed, "The trimmed context of a turn.")
-service.subscribe(handlers.on_turn_received, TURN_RECEIVED, group="trimmer.turns")
-service.subscribe(handlers.on_reply_generated, REPLY_GENERATED, group="trimmer.replies")
+service = Service.declared(topology.node("trimmer"), settings, handlers=handlers)
 
 
 def deps(opened: Opened) -> handlers.Deps:
     """What the handlers need, once Redis is open."""
     return handlers.Deps(
-        redis=opened.redis, store=TranscriptStore(opened.redis, settings.session_ttl_s), trimmed=trimmed,
+        redis=opened.redis, store=TranscriptStore(opened.redis, settings.session_ttl_s), trimmed=service.publisher_of(ContextTrimmed),
         budget_tokens=settings.trim_budget_tokens, dedupe_ttl_s=settings.dedupe_ttl_s,
     )
 

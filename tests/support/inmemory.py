@@ -1,7 +1,7 @@
 """Every service's handlers over one Redis and an in-memory bus: a whole case, no Kafka.
 
-Messages are delivered in publish order to every handler that consumes their type, the way
-the services' consumer groups would each get a copy.
+Messages are delivered in publish order to every handler that consumes their type (as
+planwire/topology.py declares), the way the services' consumer groups would each get a copy.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from redis.asyncio import Redis
 
 from catalogue import load_catalogue
 from planwire.evaluate import MAX_NUDGES, NUDGE
-from schemas.confirmation import ReplyClassified, RequirementsConfirmed
+from planwire.topology import SERVICES
 from schemas.envelope import Event
-from schemas.plan import PlanCompiled, RunStep, StepCompleted, WorkflowCompleted, WorkflowFailed
-from schemas.turn import ContextTrimmed, NotesUpdated, Phase, ReplyGenerated, TurnReceived
+from schemas.plan import WorkflowCompleted, WorkflowFailed
+from schemas.turn import Phase, ReplyGenerated, TurnReceived
 from services.annotator import handlers as annotator
 from services.annotator.store import NotesStore
 from services.classifier import handlers as classifier
@@ -32,6 +32,7 @@ from shared.idempotency import AlreadyProcessed
 from shared.model import ModelPort
 from shared.model.usage import UsageRecordingModel
 from shared.redis import session_key
+from shared.service import handler_name
 
 CATALOGUE = load_catalogue()
 TTL = 3600
@@ -72,17 +73,16 @@ class Services:
             store=RunStore(redis, TTL), broker=bus, progressed=bus, completed=bus, failed=bus, step_timeout_s=20, max_attempts=3, **common
         )
         steps = specialist.Deps(store=StepStore(redis, TTL), model=model, catalogue=CATALOGUE, completed=bus, **common)
-        self.routes = {
-            TurnReceived: [(trimmer.on_turn_received, trimmed)],
-            ContextTrimmed: [(annotator.on_context_trimmed, notes), (classifier.on_context_trimmed, verdicts)],
-            NotesUpdated: [(conversation.on_notes_updated, talk)],
-            ReplyGenerated: [(trimmer.on_reply_generated, trimmed)],
-            ReplyClassified: [(annotator.on_reply_classified, notes), (conversation.on_reply_classified, talk)],
-            RequirementsConfirmed: [(annotator.on_requirements_confirmed, notes), (planner.on_requirements_confirmed, plans)],
-            PlanCompiled: [(dispatcher.on_plan_compiled, runs)],
-            RunStep: [(specialist.on_run_step, steps)],
-            StepCompleted: [(dispatcher.on_step_completed, runs)],
+        wired = {
+            "trimmer": (trimmer, trimmed), "annotator": (annotator, notes), "conversation": (conversation, talk),
+            "classifier": (classifier, verdicts), "planner": (planner, plans), "dispatcher": (dispatcher, runs), "specialist": (specialist, steps),
         }
+        self.routes: dict[type[Event], list] = {}  # as planwire/topology.py declares it
+        for node in SERVICES:
+            if node.name in wired:
+                module, deps = wired[node.name]
+                for consumed in node.consumes:
+                    self.routes.setdefault(consumed.event, []).append((getattr(module, handler_name(consumed.event)), deps))
 
     async def drain(self) -> None:
         """Deliver until nothing is left; a duplicate is skipped as the middleware does."""
