@@ -7,7 +7,10 @@ planwire/topology.py declares), the way the services' consumer groups would each
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
+from faststream.kafka import TestKafkaBroker
 from redis.asyncio import Redis
 
 from catalogue import load_catalogue
@@ -32,7 +35,7 @@ from shared.idempotency import AlreadyProcessed
 from shared.model import ModelPort
 from shared.model.usage import UsageRecordingModel
 from shared.redis import session_key
-from shared.service import handler_name
+from shared.service import Service, handler_name
 
 CATALOGUE = load_catalogue()
 TTL = 3600
@@ -117,3 +120,21 @@ class Services:
             reply = await self.say(session_id, seq, NUDGE)
         await self.say(session_id, seq + 1, case["confirm"])
         return (self.bus.of(WorkflowCompleted) + self.bus.of(WorkflowFailed))[-1]
+
+
+@asynccontextmanager
+async def serving(service: Service, deps: object) -> AsyncIterator[TestKafkaBroker]:
+    """A service's real broker (subscribers, middlewares) in FastStream's in-memory test mode."""
+    service.broker.context.set_global("deps", deps)
+    async with TestKafkaBroker(service.broker) as broker:
+        yield broker
+
+
+async def deliver(broker: TestKafkaBroker, event: Event) -> None:
+    """Publish an event on its own topic, keyed by its session, as its producer would."""
+    await broker.publish(event.model_dump(mode="json"), event.topic.name, key=event.key())
+
+
+def sent(service: Service, kind: type[Event]) -> list:
+    """What the service published of one event type (its declared publisher's record)."""
+    return [kind.model_validate(call.args[0]) for call in service.publisher_of(kind).mock.call_args_list]
