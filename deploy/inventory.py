@@ -1,7 +1,7 @@
 """What gets deployed: the workloads, the Kafka topics, the settings they share.
 
-Everything is read from the code (the catalogue, `schemas.topics`, the specialist runtime's
-own runner selection), so the rendered compose file, Kubernetes manifests, Prometheus
+Everything is read from the code (the topology in `planwire/topology.py`, the catalogue,
+`schemas.topics`, the specialist runtime's own runner selection), so the rendered compose file, Kubernetes manifests, Prometheus
 targets and topic list cannot drift from what the services actually consume.
 """
 
@@ -10,17 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from catalogue import load_catalogue
+from planwire.topology import SERVICES
 from schemas.topics import Topic, all_topics
 from services.specialist.runners import ALL, select_runners
 
 IMAGE = "planwire"
 HTTP_PORT = 8000
 
-# Start order of the core services (compose lists them this way too).
-CORE_SERVICES = ("gateway", "trimmer", "annotator", "conversation", "classifier", "planner", "dispatcher")
+# Start order of the core services (compose lists them this way too); the step runtime is
+# deployed once per runner instead.
+CORE_SERVICES = tuple(n.name for n in SERVICES if n.name != "specialist")
 # Services whose Settings include ModelSettings, so they need the model's env and key.
 # tests/deploy/test_render.py checks this against each service's Settings class.
-MODEL_SERVICES = frozenset({"annotator", "conversation", "classifier", "planner", "specialist"})
+MODEL_SERVICES = frozenset(n.name for n in SERVICES if n.uses_model)
 
 # Shared by every workload: the compose env anchor and the k8s ConfigMap.
 # Host names are the compose service names; a k8s overlay points them at real endpoints.

@@ -12,14 +12,14 @@ from __future__ import annotations
 import importlib
 import json
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from types import ModuleType
-from typing import Any, Iterator
+from typing import Any
 
 from faststream.specification import AsyncAPI
 
-SERVICES = ("gateway", "trimmer", "annotator", "conversation", "classifier", "planner", "dispatcher", "specialist")
+from planwire import topology
+
+SERVICES = tuple(n.name for n in topology.SERVICES)
 # The broker address depends on the environment; documents must not, or they would drift
 # between machines. This is the compose stack's address.
 SERVER_HOST = "kafka:9092"
@@ -39,53 +39,37 @@ def generate(out_dir: Path = Path("docs/asyncapi")) -> list[Path]:
 
 def document(service: str) -> dict[str, Any]:
     """One service's AsyncAPI document as plain JSON data, independent of the environment."""
-    doc = _factory(_load(service)).to_specification().to_jsonable()
+    doc = _factory(service).to_specification().to_jsonable()
     for server in doc.get("servers", {}).values():
         server["host"], server["description"] = SERVER_HOST, SERVER_NOTE
     return doc
 
 
-def _factory(module: ModuleType) -> Any:
+def _factory(service: str) -> Any:
     """The AsgiFastStream app's own specification; the gateway (FastAPI) has only a broker."""
+    if service == "specialist":
+        return _specialist_app().schema
+    module = importlib.import_module(f"services.{service}.main")
     app = getattr(module, "app", None)
     if hasattr(app, "schema"):
         return app.schema
-    summary = (module.__doc__ or "").strip().splitlines()[0]
-    return AsyncAPI(module.broker, title="planwire gateway", description=summary, version="1.0.0")
+    return AsyncAPI(module.broker, title=f"planwire {service}", description=topology.node(service).description, version="1.0.0")
 
 
-def _load(service: str) -> ModuleType:
-    if service == "specialist":
-        return _load_specialist()
-    return importlib.import_module(f"services.{service}.main")
-
-
-def _load_specialist() -> ModuleType:
+def _specialist_app() -> Any:
     """The `--all` runtime: every runner's command topic in one document.
 
-    The module reads its runners from sys.argv at import, so it is imported (or re-imported,
-    if something imported it with other runners) under `--all`. Its run-step subscribers are
-    registered at start-up, so they are registered here, once, without starting anything.
+    Its run-step subscribers are registered at start-up, so they are registered here, once,
+    without starting anything.
     """
-    with _argv("--all"):
-        module = importlib.import_module("services.specialist.main")
-        if set(module.runners) != set(module.select_runners(["--all"], module.catalogue.ids)):
-            module = importlib.reload(module)
+    module = importlib.import_module("services.specialist.main")
+    runners = module.select_runners([module.ALL], module.catalogue.ids)
+    app = module.create_app(runners, shared_consumers=True)
     subscribed = {topic for sub in module.broker.subscribers for topic in getattr(sub, "topic_names", ())}
-    for runner in module.runners:
-        if hasattr(module, "subscribe") and module.run_step_topic(runner).name not in subscribed:
+    for runner in runners:
+        if module.RunStep.topic_for(runner).name not in subscribed:
             module.subscribe(runner)
-    return module
-
-
-@contextmanager
-def _argv(*args: str) -> Iterator[None]:
-    saved = sys.argv
-    sys.argv = [saved[0] if saved else "planwire", *args]
-    try:
-        yield
-    finally:
-        sys.argv = saved
+    return app
 
 
 if __name__ == "__main__":

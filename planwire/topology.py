@@ -1,19 +1,136 @@
-"""What the embedded stack runs: the service processes and the step runners it makes topics for.
+"""The whole topology, declared once: every service, what it consumes and produces, its
+consumer groups, whether it calls a model.
 
-Kept as plain data so adding a service is one line.
+Each service's `main.py` wires its broker from its entry here (`shared.service.Service.declared`);
+`planwire up`, the deployment inventory (compose, Kubernetes, topics) and the AsyncAPI
+generator read the same list. An event's topic is on the event class itself (`.topic`).
+Adding an event: define it in `schemas/`, add it to `schemas.registry.CONTRACTS`, name it
+here under its producer and consumers, regenerate (`planwire docs`, `python -m deploy.render`,
+`python -m schemas.registry`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from catalogue import load_catalogue
-from schemas.plan import FIXED_RUNNERS
+from schemas.confirmation import ReplyClassified, RequirementsConfirmed
+from schemas.envelope import Event
+from schemas.plan import FIXED_RUNNERS, PlanCompiled, RunStep, StepCompleted, StepProgressed, WorkflowCompleted, WorkflowFailed
+from schemas.turn import ContextTrimmed, NotesUpdated, ReplyGenerated, TurnReceived
 
 # Step runners whose `<runner>.run-step.v1` topics the stack creates up front (the
 # embedded broker cannot add partitions later, so topics must exist before first use).
 RUNNERS: list[str] = [*load_catalogue().ids, *FIXED_RUNNERS]
+
+
+@dataclass(frozen=True)
+class Consumes:
+    """An event a service handles with `on_<event_name>` in its handlers.py, in consumer group `group`."""
+
+    event: type[Event]
+    group: str
+
+
+@dataclass(frozen=True)
+class Produces:
+    """An event a service publishes; the description goes into its AsyncAPI document."""
+
+    event: type[Event]
+    description: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Node:
+    """One service: `services/<name>/`, deployed and scaled on its own."""
+
+    name: str
+    description: str
+    consumes: tuple[Consumes, ...] = ()
+    produces: tuple[Produces, ...] = ()
+    uses_model: bool = False
+    title: str = ""  # the AsyncAPI title; "planwire <name>" when empty
+    embedded_args: tuple[str, ...] = ()  # arguments under `planwire up` (one process per service)
+
+
+OUTBOUND = "gateway.outbound"  # every gateway replica shares it: each event lands once in Redis
+
+SERVICES: tuple[Node, ...] = (
+    Node(
+        name="gateway",
+        description="Gateway service: HTTP API plus the consumer that feeds each session's event stream.",
+        consumes=tuple(Consumes(e, OUTBOUND) for e in (ReplyGenerated, PlanCompiled, StepProgressed, WorkflowCompleted, WorkflowFailed)),
+        produces=(Produces(TurnReceived, "A user message accepted by the gateway."),),
+    ),
+    Node(
+        name="trimmer",
+        description="Keeps the transcript and trims it to whole change units.",
+        consumes=(Consumes(TurnReceived, "trimmer.turns"), Consumes(ReplyGenerated, "trimmer.replies")),
+        produces=(Produces(ContextTrimmed, "The trimmed context of a turn."),),
+    ),
+    Node(
+        name="annotator",
+        description="The shadow annotator: accumulating notes per turn.",
+        consumes=(
+            Consumes(ContextTrimmed, "annotator.turns"),
+            Consumes(ReplyClassified, "annotator.amends"),
+            Consumes(RequirementsConfirmed, "annotator.confirmed"),
+        ),
+        produces=(Produces(NotesUpdated, "Notes after a turn."),),
+        uses_model=True,
+    ),
+    Node(
+        name="conversation",
+        description="Talks to the user: questions and the confirmation summary.",
+        consumes=(Consumes(NotesUpdated, "conversation.notes"), Consumes(ReplyClassified, "conversation.classified")),
+        produces=(Produces(ReplyGenerated, "What planwire says to the user."),),
+        uses_model=True,
+    ),
+    Node(
+        name="classifier",
+        description="Classifies replies to the confirmation summary.",
+        consumes=(Consumes(ContextTrimmed, "classifier.turns"),),
+        produces=(
+            Produces(ReplyClassified, "Verdict on a confirmation reply."),
+            Produces(RequirementsConfirmed, "The user confirmed."),
+        ),
+        uses_model=True,
+    ),
+    Node(
+        name="planner",
+        description="Compiles the whole plan once requirements are confirmed.",
+        consumes=(Consumes(RequirementsConfirmed, "planner.confirmed"),),
+        produces=(Produces(PlanCompiled, "The compiled plan of a session."),),
+        uses_model=True,
+    ),
+    Node(
+        name="dispatcher",
+        description="Walks each compiled plan step by step; no model.",
+        consumes=(Consumes(PlanCompiled, "dispatcher.plans"), Consumes(StepCompleted, "dispatcher.steps")),
+        produces=(
+            Produces(StepProgressed, "Progress of a plan's steps."),
+            Produces(WorkflowCompleted, "A workflow was built."),
+            Produces(WorkflowFailed, "A workflow could not be built."),
+            Produces(RunStep, "A step for one runner, on that runner's command topic."),
+        ),
+    ),
+    Node(
+        name="specialist",
+        # The runners are chosen at start-up; each reads its own `<runner>.run-step.v1` in group
+        # `specialist.<runner>` (`--all`: a few groups `specialist.all-<k>` share every runner).
+        description="Runs plan steps for: {runners}.",
+        title="planwire step runtime",
+        consumes=(Consumes(RunStep, "specialist.<runner>"),),
+        produces=(Produces(StepCompleted, "A step finished, ok or failed."),),
+        uses_model=True,
+        embedded_args=("--all",),  # one process serves every runner; compose and k8s run one per id
+    ),
+)
+
+
+def node(name: str) -> Node:
+    """The declaration of one service."""
+    return next(n for n in SERVICES if n.name == name)
 
 
 @dataclass(frozen=True)
@@ -26,22 +143,12 @@ class ServiceSpec:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def embedded_services(settings: Any = None) -> list[ServiceSpec]:
+def embedded_services(settings: object = None) -> list[ServiceSpec]:
     """The services `planwire up` starts, in start order.
 
     `settings` (model settings) is accepted so entries can depend on it later.
     """
-    return [
-        ServiceSpec("gateway", "services.gateway.main"),
-        ServiceSpec("trimmer", "services.trimmer.main"),
-        ServiceSpec("annotator", "services.annotator.main"),
-        ServiceSpec("conversation", "services.conversation.main"),
-        ServiceSpec("classifier", "services.classifier.main"),
-        ServiceSpec("planner", "services.planner.main"),
-        ServiceSpec("dispatcher", "services.dispatcher.main"),
-        # One process serves every runner here to save memory; compose and k8s run one per id.
-        ServiceSpec("specialist", "services.specialist.main", ("--all",)),
-    ]
+    return [ServiceSpec(n.name, f"services.{n.name}.main", n.embedded_args) for n in SERVICES]
 
 
 def parse_services(text: str) -> list[ServiceSpec]:

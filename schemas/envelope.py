@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import Self
+from typing import ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from schemas.topics import Topic
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9_-]{8,64}$"
 
@@ -19,6 +21,9 @@ class Event(BaseModel):
     """Base of every message on the bus: identity, partition key, causality, version."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    # The topic an event is published on (its producer's). None for a command, whose topic
+    # belongs to its consumer (`RunStep.topic_for(runner)`).
+    topic: ClassVar[Topic | None] = None
 
     event_id: uuid.UUID = Field(default_factory=uuid.uuid4, description="Unique id; consumers dedupe on it.")
     session_id: str = Field(pattern=SESSION_ID_PATTERN, description="The chat session; the Kafka partition key.")

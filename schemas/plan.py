@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal, Self
+from typing import ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from schemas.envelope import Event
+from schemas.topics import Topic, run_step_topic
 
 NodeKind = Literal["specialist", "config", "composer", "save", "summarizer"]
 FIXED_RUNNERS: tuple[str, ...] = ("composer", "save", "summarizer")
@@ -38,6 +39,8 @@ class PlanNode(BaseModel):
 class PlanCompiled(Event):
     """The planner compiled the whole plan for a confirmed session."""
 
+    topic: ClassVar[Topic] = Topic("planner.plan-compiled.v1")
+
     plan_id: str = Field(min_length=1, max_length=64, description="Identity of this plan; every step event carries it.")
     nodes: list[PlanNode] = Field(min_length=1, max_length=200, description="The steps in execution order.")
     repairs: list[str] = Field(default_factory=list, description="Code rules that corrected the model's proposal.")
@@ -45,6 +48,11 @@ class PlanCompiled(Event):
 
 class RunStep(Event):
     """Command to one step runner: run this node of the plan now."""
+
+    @staticmethod
+    def topic_for(runner: str) -> Topic:
+        """A command's topic is its consumer's: one per step runner."""
+        return run_step_topic(runner)
 
     plan_id: str = Field(min_length=1, max_length=64, description="The plan the step belongs to.")
     node_index: int = Field(ge=0, description="Position of the node in the plan.")
@@ -54,6 +62,8 @@ class RunStep(Event):
 
 class StepCompleted(Event):
     """A step runner finished a step, successfully or not."""
+
+    topic: ClassVar[Topic] = Topic("specialist.step-completed.v1")
 
     plan_id: str = Field(min_length=1, max_length=64, description="The plan the step belongs to.")
     node_index: int = Field(ge=0, description="Position of the node in the plan.")
@@ -67,6 +77,8 @@ class StepCompleted(Event):
 class StepProgressed(Event):
     """Progress of the plan for the user's stream: a step was dispatched, retried or completed."""
 
+    topic: ClassVar[Topic] = Topic("dispatcher.step-progressed.v1")
+
     node_index: int = Field(ge=0, description="Position of the node in the plan.")
     total: int = Field(ge=1, description="Number of nodes in the plan.")
     node_id: str = Field(pattern=NODE_ID_PATTERN, description="The node.")
@@ -77,11 +89,15 @@ class StepProgressed(Event):
 class WorkflowCompleted(Event):
     """Every step ran: the workflow is saved and summarised."""
 
+    topic: ClassVar[Topic] = Topic("dispatcher.workflow-completed.v1")
+
     workflow_id: str = Field(min_length=1, max_length=80, description="Id of the saved workflow document.")
     summary: str = Field(max_length=8000, description="What was built, naming every node, for the user.")
 
 
 class WorkflowFailed(Event):
     """The plan could not be completed; the reason is meant for the user."""
+
+    topic: ClassVar[Topic] = Topic("dispatcher.workflow-failed.v1")
 
     reason: str = Field(min_length=1, max_length=2000, description="Why the workflow failed, readable by a user.")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from schemas.envelope import Event
+from schemas.topics import Topic
 
 MAX_MESSAGE_CHARS = 8192
 
@@ -52,12 +53,16 @@ class Notes(BaseModel):
 class TurnReceived(Event):
     """A user message accepted by the gateway."""
 
+    topic: ClassVar[Topic] = Topic("gateway.turn-received.v1")
+
     text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS, description="The user's message.")
     turn_seq: int = Field(ge=1, description="Position of this turn in the session (1, 2, ...); orders the transcript.")
 
 
 class ContextTrimmed(Event):
     """The transcript after this turn, trimmed to whole change units within the budget."""
+
+    topic: ClassVar[Topic] = Topic("trimmer.context-trimmed.v1")
 
     user_text: str = Field(max_length=MAX_MESSAGE_CHARS, description="This turn's user message.")
     messages: list[ChatMessage] = Field(description="Kept history, oldest first, ending with this turn.")
@@ -68,6 +73,8 @@ class ContextTrimmed(Event):
 class NotesUpdated(Event):
     """The annotator folded this turn into the notes."""
 
+    topic: ClassVar[Topic] = Topic("annotator.notes-updated.v1")
+
     notes: Notes = Field(description="The notes after this turn.")
     ready_for_confirmation: bool = Field(description="Code's threshold says the requirements are complete.")
     context: ContextTrimmed = Field(description="The trimmed context the notes were built from.")
@@ -75,6 +82,8 @@ class NotesUpdated(Event):
 
 class ReplyGenerated(Event):
     """What planwire says to the user for this turn."""
+
+    topic: ClassVar[Topic] = Topic("conversation.reply-generated.v1")
 
     text: str = Field(max_length=MAX_MESSAGE_CHARS, description="The reply shown to the user.")
     reply_kind: Literal["question", "confirmation", "clarify", "summary", "error"] = Field(

@@ -6,50 +6,47 @@ from dataclasses import dataclass
 
 from faststream import Context
 from faststream.kafka.publisher import DefaultPublisher
-from redis.asyncio import Redis
 
 from catalogue import Catalogue
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
 from schemas.turn import ContextTrimmed, Notes, NotesUpdated, Phase
 from services.annotator import logic, prompt
 from services.annotator.store import NotesStore
-from shared.idempotency import claim
-from shared.metrics import EVENTS_HANDLED, record_overrides
+from shared.handling import HandlerDeps, handles
+from shared.metrics import record_overrides
 from shared.model import ModelPort
-from shared.model.usage import record_usage
 
 CAS_ATTEMPTS = 5
 
 
-@dataclass
-class Deps:
-    """What the handlers need, built once in main.py."""
+@dataclass(kw_only=True)
+class Deps(HandlerDeps):
+    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
 
-    redis: Redis
     store: NotesStore
     model: ModelPort
     catalogue: Catalogue
     published: DefaultPublisher
     threshold: float
-    dedupe_ttl_s: int
 
 
+@handles("annotator", claim=lambda event: event.phase == Phase.GATHERING)
 async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> None:
     """Annotate a turn that arrived while gathering requirements."""
     if event.phase != Phase.GATHERING:
         return
-    async with claim(deps.redis, "annotator", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
-        await annotate(event, deps)
+    await annotate(event, deps)
 
 
+@handles("annotator", claim=lambda event: event.verdict == "amend")
 async def on_reply_classified(event: ReplyClassified, deps: Deps = Context()) -> None:
     """An amend during confirmation re-enters gathering through the annotator."""
     if event.verdict != "amend":
         return
-    async with claim(deps.redis, "annotator", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
-        await annotate(event.context, deps)
+    await annotate(event.context, deps)
 
 
+@handles("annotator", claim=False)  # a compare-and-set of `ready`: idempotent
 async def on_requirements_confirmed(event: RequirementsConfirmed, deps: Deps = Context()) -> None:
     """Record in the notes that the user confirmed them."""
     for _ in range(CAS_ATTEMPTS):
@@ -71,7 +68,6 @@ async def annotate(context: ContextTrimmed, deps: Deps) -> None:
     record_overrides("annotator", folded.overrides)
     out = NotesUpdated.caused_by(context, notes=folded.notes, ready_for_confirmation=folded.ready_for_confirmation, context=context)
     await deps.published.publish(out, key=out.key())
-    EVENTS_HANDLED.labels("annotator", "ContextTrimmed").inc()
 
 
 async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic.ModelView:
@@ -82,7 +78,6 @@ async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic
         {"role": "user", "content": prompt.user_prompt(previous, last_reply, context.user_text)},
     ]
     result = await deps.model.structured("annotator", messages, prompt.output_schema(deps.catalogue), fallback=dict, max_tokens=200)
-    await record_usage(deps.redis, context.session_id, result)
     return view_from(result.data)
 
 

@@ -1,20 +1,15 @@
-"""Annotator service: the one wiring point (settings, broker, subscriptions, ASGI app)."""
+"""Annotator service: the one wiring point (settings, dependencies; topics in planwire/topology.py)."""
 
 from __future__ import annotations
 
-from contextlib import asynccontextmanager
-
-from faststream import ContextRepo
-
 from catalogue import load_catalogue
-from schemas.topics import CONTEXT_TRIMMED, NOTES_UPDATED, REPLY_CLASSIFIED, REQUIREMENTS_CONFIRMED
+from planwire import topology
 from schemas.turn import NotesUpdated
 from services.annotator import handlers
 from services.annotator.store import NotesStore
-from shared.app import build_app, serve
-from shared.bus import consumer_options, make_broker
-from shared.model import ModelSettings, build_model
-from shared.redis import make_redis
+from shared.model import ModelSettings
+from shared.model.usage import recorded_model
+from shared.service import Opened, Service
 from shared.settings import InfraSettings
 
 
@@ -25,25 +20,18 @@ class Settings(InfraSettings, ModelSettings):
 
 
 settings = Settings()
-broker = make_broker(settings, client_id="annotator")
-published = broker.publisher(NOTES_UPDATED.name, schema=NotesUpdated, description="Notes after a turn.")
-broker.subscriber(CONTEXT_TRIMMED.name, **consumer_options(settings, "annotator.turns"))(handlers.on_context_trimmed)
-broker.subscriber(REPLY_CLASSIFIED.name, **consumer_options(settings, "annotator.amends"))(handlers.on_reply_classified)
-broker.subscriber(REQUIREMENTS_CONFIRMED.name, **consumer_options(settings, "annotator.confirmed"))(handlers.on_requirements_confirmed)
+service = Service.declared(topology.node("annotator"), settings, handlers=handlers, model=recorded_model)
 
 
-@asynccontextmanager
-async def lifespan(context: ContextRepo):
-    """Open Redis and the model for the handlers; close both on the way out."""
-    redis, model = make_redis(settings.redis_url), build_model(settings)
-    deps = handlers.Deps(redis, NotesStore(redis, settings.session_ttl_s), model, load_catalogue(), published, settings.ready_threshold, settings.dedupe_ttl_s)
-    context.set_global("deps", deps)
-    yield
-    await model.aclose()
-    await redis.aclose()
+def deps(opened: Opened) -> handlers.Deps:
+    """What the handlers need, once Redis and the model are open."""
+    return handlers.Deps(
+        redis=opened.redis, store=NotesStore(opened.redis, settings.session_ttl_s), model=opened.model, catalogue=load_catalogue(),
+        published=service.publisher_of(NotesUpdated), threshold=settings.ready_threshold, dedupe_ttl_s=settings.dedupe_ttl_s,
+    )
 
 
-app = build_app(broker, title="planwire annotator", description="The shadow annotator: accumulating notes per turn.", lifespan=lifespan)
+app = service.app(deps)
 
 if __name__ == "__main__":
-    serve(app, settings)
+    service.serve(app)

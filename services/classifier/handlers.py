@@ -13,10 +13,9 @@ from schemas.confirmation import ReplyClassified, RequirementsConfirmed
 from schemas.turn import ContextTrimmed, Notes, Phase
 from services.classifier import logic
 from shared.cas import compare_and_set
-from shared.idempotency import claim
+from shared.handling import HandlerDeps, handles
 from shared.metrics import record_overrides
 from shared.model import ModelPort
-from shared.model.usage import record_usage
 from shared.redis import session_key
 
 SCHEMA = {
@@ -33,34 +32,32 @@ SYSTEM = (
 NEXT_PHASE = {"confirmed": Phase.PLANNING, "amend": Phase.GATHERING}
 
 
-@dataclass
-class Deps:
-    """What the handlers need, built once in main.py."""
+@dataclass(kw_only=True)
+class Deps(HandlerDeps):
+    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
 
-    redis: Redis
     model: ModelPort
     catalogue: Catalogue
     classified: DefaultPublisher
     confirmed: DefaultPublisher
-    dedupe_ttl_s: int
 
 
+@handles("classifier", claim=lambda event: event.phase == Phase.CONFIRMING)
 async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> None:
     """Classify a reply to the confirmation summary and move the phase accordingly."""
     if event.phase != Phase.CONFIRMING:
         return
-    async with claim(deps.redis, "classifier", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
-        notes = await read_notes(deps.redis, event.session_id)
-        proposed = await propose(event, deps)
-        verdict, rule = logic.override(event.user_text, notes, deps.catalogue, proposed)
-        record_overrides("classifier", [rule] if rule else [])
-        if verdict in NEXT_PHASE:
-            await compare_and_set(deps.redis, session_key(event.session_id, "phase"), NEXT_PHASE[verdict], [Phase.CONFIRMING])
-        out = ReplyClassified.caused_by(event, verdict=verdict, rule=rule, context=event)
-        await deps.classified.publish(out, key=out.key())
-        if verdict == "confirmed":
-            done = RequirementsConfirmed.caused_by(event, notes=notes.model_copy(update={"ready": True}))
-            await deps.confirmed.publish(done, key=done.key())
+    notes = await read_notes(deps.redis, event.session_id)
+    proposed = await propose(event, deps)
+    verdict, rule = logic.override(event.user_text, notes, deps.catalogue, proposed)
+    record_overrides("classifier", [rule] if rule else [])
+    if verdict in NEXT_PHASE:
+        await compare_and_set(deps.redis, session_key(event.session_id, "phase"), NEXT_PHASE[verdict], [Phase.CONFIRMING])
+    out = ReplyClassified.caused_by(event, verdict=verdict, rule=rule, context=event)
+    await deps.classified.publish(out, key=out.key())
+    if verdict == "confirmed":
+        done = RequirementsConfirmed.caused_by(event, notes=notes.model_copy(update={"ready": True}))
+        await deps.confirmed.publish(done, key=done.key())
 
 
 async def propose(event: ContextTrimmed, deps: Deps) -> str:
@@ -70,7 +67,6 @@ async def propose(event: ContextTrimmed, deps: Deps) -> str:
     result = await deps.model.structured(
         "classifier", messages, SCHEMA, fallback=lambda: {"verdict": logic.heuristic_verdict(text)}, max_tokens=20
     )
-    await record_usage(deps.redis, event.session_id, result)
     return str(result.data.get("verdict", ""))
 
 

@@ -1,19 +1,14 @@
-"""Classifier service: the one wiring point (settings, broker, subscriptions, ASGI app)."""
+"""Classifier service: the one wiring point (settings, dependencies; topics in planwire/topology.py)."""
 
 from __future__ import annotations
 
-from contextlib import asynccontextmanager
-
-from faststream import ContextRepo
-
 from catalogue import load_catalogue
+from planwire import topology
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
-from schemas.topics import CONTEXT_TRIMMED, REPLY_CLASSIFIED, REQUIREMENTS_CONFIRMED
 from services.classifier import handlers
-from shared.app import build_app, serve
-from shared.bus import consumer_options, make_broker
-from shared.model import ModelSettings, build_model
-from shared.redis import make_redis
+from shared.model import ModelSettings
+from shared.model.usage import recorded_model
+from shared.service import Opened, Service
 from shared.settings import InfraSettings
 
 
@@ -22,23 +17,18 @@ class Settings(InfraSettings, ModelSettings):
 
 
 settings = Settings()
-broker = make_broker(settings, client_id="classifier")
-classified = broker.publisher(REPLY_CLASSIFIED.name, schema=ReplyClassified, description="Verdict on a confirmation reply.")
-confirmed = broker.publisher(REQUIREMENTS_CONFIRMED.name, schema=RequirementsConfirmed, description="The user confirmed.")
-broker.subscriber(CONTEXT_TRIMMED.name, **consumer_options(settings, "classifier.turns"))(handlers.on_context_trimmed)
+service = Service.declared(topology.node("classifier"), settings, handlers=handlers, model=recorded_model)
 
 
-@asynccontextmanager
-async def lifespan(context: ContextRepo):
-    """Open Redis and the model for the handlers; close both on the way out."""
-    redis, model = make_redis(settings.redis_url), build_model(settings)
-    context.set_global("deps", handlers.Deps(redis, model, load_catalogue(), classified, confirmed, settings.dedupe_ttl_s))
-    yield
-    await model.aclose()
-    await redis.aclose()
+def deps(opened: Opened) -> handlers.Deps:
+    """What the handlers need, once Redis and the model are open."""
+    return handlers.Deps(
+        redis=opened.redis, model=opened.model, catalogue=load_catalogue(), classified=service.publisher_of(ReplyClassified), confirmed=service.publisher_of(RequirementsConfirmed),
+        dedupe_ttl_s=settings.dedupe_ttl_s,
+    )
 
 
-app = build_app(broker, title="planwire classifier", description="Classifies replies to the confirmation summary.", lifespan=lifespan)
+app = service.app(deps)
 
 if __name__ == "__main__":
-    serve(app, settings)
+    service.serve(app)

@@ -13,9 +13,8 @@ from schemas.confirmation import ReplyClassified
 from schemas.turn import NotesUpdated, Phase, ReplyGenerated
 from services.conversation import logic
 from shared.cas import compare_and_set
-from shared.idempotency import claim
+from shared.handling import HandlerDeps, handles
 from shared.model import ModelPort
-from shared.model.usage import record_usage
 from shared.redis import session_key
 
 REPLY_SCHEMA = {
@@ -30,38 +29,36 @@ SYSTEM = (
 )
 
 
-@dataclass
-class Deps:
-    """What the handlers need, built once in main.py."""
+@dataclass(kw_only=True)
+class Deps(HandlerDeps):
+    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
 
-    redis: Redis
     model: ModelPort
     catalogue: Catalogue
     replies: DefaultPublisher
-    dedupe_ttl_s: int
 
 
+@handles("conversation")
 async def on_notes_updated(event: NotesUpdated, deps: Deps = Context()) -> None:
     """Ask the next question, or present the confirmation summary when notes are ready."""
-    async with claim(deps.redis, "conversation", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
-        phase_key = session_key(event.session_id, "phase")
-        if event.ready_for_confirmation and await enter_confirming(deps.redis, phase_key):
-            text = logic.confirmation_reply(event.notes, deps.catalogue, last_reply(event))
-            kind, phase = "confirmation", Phase.CONFIRMING
-        else:
-            text, kind, phase = await question(event, deps), "question", Phase.GATHERING
-        await reply(event, deps, text, kind, phase)
+    phase_key = session_key(event.session_id, "phase")
+    if event.ready_for_confirmation and await enter_confirming(deps.redis, phase_key):
+        text = logic.confirmation_reply(event.notes, deps.catalogue, last_reply(event))
+        kind, phase = "confirmation", Phase.CONFIRMING
+    else:
+        text, kind, phase = await question(event, deps), "question", Phase.GATHERING
+    await reply(event, deps, text, kind, phase)
 
 
+@handles("conversation", claim=lambda event: event.verdict != "amend")
 async def on_reply_classified(event: ReplyClassified, deps: Deps = Context()) -> None:
     """Answer a confirmation reply the classifier could not read, or acknowledge a yes."""
     if event.verdict == "amend":
         return
-    async with claim(deps.redis, "conversation", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
-        if event.verdict == "confirmed":
-            await reply(event, deps, logic.CONFIRMED, "summary", Phase.PLANNING)
-        else:
-            await reply(event, deps, logic.CLARIFY, "clarify", Phase.CONFIRMING)
+    if event.verdict == "confirmed":
+        await reply(event, deps, logic.CONFIRMED, "summary", Phase.PLANNING)
+    else:
+        await reply(event, deps, logic.CLARIFY, "clarify", Phase.CONFIRMING)
 
 
 async def enter_confirming(redis: Redis, phase_key: str) -> bool:
@@ -79,7 +76,6 @@ async def question(event: NotesUpdated, deps: Deps) -> str:
     previous = last_reply(event)
     fallback = {"text": logic.fallback_question(event.notes, previous)}
     result = await deps.model.structured("conversation", messages, REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=60)
-    await record_usage(deps.redis, event.session_id, result)
     text = str(result.data.get("text", ""))
     return text if logic.acceptable_question(text, previous) else fallback["text"]
 

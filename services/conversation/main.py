@@ -1,19 +1,14 @@
-"""Conversation service: the one wiring point (settings, broker, subscriptions, ASGI app)."""
+"""Conversation service: the one wiring point (settings, dependencies; topics in planwire/topology.py)."""
 
 from __future__ import annotations
 
-from contextlib import asynccontextmanager
-
-from faststream import ContextRepo
-
 from catalogue import load_catalogue
-from schemas.topics import NOTES_UPDATED, REPLY_CLASSIFIED, REPLY_GENERATED
+from planwire import topology
 from schemas.turn import ReplyGenerated
 from services.conversation import handlers
-from shared.app import build_app, serve
-from shared.bus import consumer_options, make_broker
-from shared.model import ModelSettings, build_model
-from shared.redis import make_redis
+from shared.model import ModelSettings
+from shared.model.usage import recorded_model
+from shared.service import Opened, Service
 from shared.settings import InfraSettings
 
 
@@ -22,23 +17,15 @@ class Settings(InfraSettings, ModelSettings):
 
 
 settings = Settings()
-broker = make_broker(settings, client_id="conversation")
-replies = broker.publisher(REPLY_GENERATED.name, schema=ReplyGenerated, description="What planwire says to the user.")
-broker.subscriber(NOTES_UPDATED.name, **consumer_options(settings, "conversation.notes"))(handlers.on_notes_updated)
-broker.subscriber(REPLY_CLASSIFIED.name, **consumer_options(settings, "conversation.classified"))(handlers.on_reply_classified)
+service = Service.declared(topology.node("conversation"), settings, handlers=handlers, model=recorded_model)
 
 
-@asynccontextmanager
-async def lifespan(context: ContextRepo):
-    """Open Redis and the model for the handlers; close both on the way out."""
-    redis, model = make_redis(settings.redis_url), build_model(settings)
-    context.set_global("deps", handlers.Deps(redis, model, load_catalogue(), replies, settings.dedupe_ttl_s))
-    yield
-    await model.aclose()
-    await redis.aclose()
+def deps(opened: Opened) -> handlers.Deps:
+    """What the handlers need, once Redis and the model are open."""
+    return handlers.Deps(redis=opened.redis, model=opened.model, catalogue=load_catalogue(), replies=service.publisher_of(ReplyGenerated), dedupe_ttl_s=settings.dedupe_ttl_s)
 
 
-app = build_app(broker, title="planwire conversation", description="Talks to the user: questions and the confirmation summary.", lifespan=lifespan)
+app = service.app(deps)
 
 if __name__ == "__main__":
-    serve(app, settings)
+    service.serve(app)

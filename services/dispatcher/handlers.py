@@ -12,17 +12,14 @@ from faststream import Context
 from faststream.kafka import KafkaBroker
 from faststream.kafka.publisher import DefaultPublisher
 from prometheus_client import Counter
-from redis.asyncio import Redis
 
 from schemas.plan import PlanCompiled, PlanNode, RunStep, StepCompleted, StepProgressed, WorkflowCompleted, WorkflowFailed
-from schemas.topics import run_step_topic
 from schemas.turn import Phase
 from services.dispatcher import logic
 from services.dispatcher.logic import Deadline, Decision, RunView
 from services.dispatcher.store import RunStore
 from shared.cas import compare_and_set
-from shared.idempotency import claim
-from shared.metrics import EVENTS_HANDLED
+from shared.handling import HandlerDeps, handles
 from shared.redis import session_key
 
 log = logging.getLogger("planwire.dispatcher")
@@ -31,11 +28,10 @@ STEP_RETRIES = Counter("planwire_step_retries_total", "Steps requested again, by
 RUNS_FINISHED = Counter("planwire_runs_finished_total", "Plans walked to the end, by outcome.", ["outcome"])
 
 
-@dataclass
-class Deps:
-    """What the handlers need, built once in main.py."""
+@dataclass(kw_only=True)
+class Deps(HandlerDeps):
+    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
 
-    redis: Redis
     store: RunStore
     broker: KafkaBroker
     progressed: DefaultPublisher
@@ -43,25 +39,23 @@ class Deps:
     failed: DefaultPublisher
     step_timeout_s: float
     max_attempts: int
-    dedupe_ttl_s: int
 
 
+@handles("dispatcher")
 async def on_plan_compiled(event: PlanCompiled, deps: Deps = Context()) -> None:
     """Open the run of a new plan and request its first step."""
-    async with claim(deps.redis, "dispatcher", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
-        await deps.store.add_deadline(Deadline(event.session_id, event.plan_id, 0, 1), time.time() + deps.step_timeout_s)
-        if await deps.store.start(event.session_id, event.plan_id, len(event.nodes)):
-            await dispatch(deps, event.session_id, event.plan_id, event.nodes, 0, 1)
+    await deps.store.add_deadline(Deadline(event.session_id, event.plan_id, 0, 1), time.time() + deps.step_timeout_s)
+    if await deps.store.start(event.session_id, event.plan_id, len(event.nodes)):
+        await dispatch(deps, event.session_id, event.plan_id, event.nodes, 0, 1)
 
 
+@handles("dispatcher")
 async def on_step_completed(event: StepCompleted, deps: Deps = Context()) -> None:
     """Advance past a finished step (compare-and-set), or re-request a failed one."""
-    async with claim(deps.redis, "dispatcher", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
-        nodes = await deps.store.nodes(event.session_id, event.plan_id)
-        decide = partial(logic.on_completion, done=event, max_attempts=deps.max_attempts)
-        decision, seen = await settle(deps, event.session_id, nodes, decide, event.artifact_version)
-        await act(deps, event.session_id, decision, seen, nodes, cause="failed")
-        EVENTS_HANDLED.labels("dispatcher", "StepCompleted").inc()
+    nodes = await deps.store.nodes(event.session_id, event.plan_id)
+    decide = partial(logic.on_completion, done=event, max_attempts=deps.max_attempts)
+    decision, seen = await settle(deps, event.session_id, nodes, decide, event.artifact_version)
+    await act(deps, event.session_id, decision, seen, nodes, cause="failed")
 
 
 async def on_deadline(deps: Deps, deadline: Deadline) -> None:
@@ -171,7 +165,7 @@ async def dispatch(deps: Deps, session_id: str, plan_id: str, nodes: list[PlanNo
         node=node,
         attempt=attempt,
     )
-    await deps.broker.publish(command, run_step_topic(node.runner).name, key=command.key())
+    await deps.broker.publish(command, RunStep.topic_for(node.runner).name, key=command.key())
     await progress(deps, session_id, plan_id, nodes, index, attempt, "dispatched" if attempt == 1 else "retrying")
 
 

@@ -1,21 +1,13 @@
-"""Dispatcher service: the one wiring point (settings, broker, subscriptions, sweep, ASGI app)."""
+"""Dispatcher service: the one wiring point (settings, dependencies; topics in planwire/topology.py, the deadline sweep)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from contextlib import asynccontextmanager
-
-from faststream import ContextRepo
-
+from planwire import topology
 from schemas.plan import StepProgressed, WorkflowCompleted, WorkflowFailed
-from schemas.topics import PLAN_COMPILED, STEP_COMPLETED, STEP_PROGRESSED, WORKFLOW_COMPLETED, WORKFLOW_FAILED
 from services.dispatcher import handlers
 from services.dispatcher.store import RunStore
-from services.dispatcher.sweeper import run_sweeper
-from shared.app import build_app, serve
-from shared.bus import consumer_options, make_broker
-from shared.redis import make_redis
+from services.dispatcher.sweeper import sweeping
+from shared.service import Opened, Service
 from shared.settings import InfraSettings
 
 
@@ -31,34 +23,24 @@ class Settings(InfraSettings):
 
 
 settings = Settings()
-broker = make_broker(settings, client_id="dispatcher")
-progressed = broker.publisher(STEP_PROGRESSED.name, schema=StepProgressed, description="Progress of a plan's steps.")
-completed = broker.publisher(WORKFLOW_COMPLETED.name, schema=WorkflowCompleted, description="A workflow was built.")
-failed = broker.publisher(WORKFLOW_FAILED.name, schema=WorkflowFailed, description="A workflow could not be built.")
-broker.subscriber(PLAN_COMPILED.name, **consumer_options(settings, "dispatcher.plans"))(handlers.on_plan_compiled)
-broker.subscriber(STEP_COMPLETED.name, **consumer_options(settings, "dispatcher.steps"))(handlers.on_step_completed)
+service = Service.declared(topology.node("dispatcher"), settings, handlers=handlers)
 
 
-@asynccontextmanager
-async def lifespan(context: ContextRepo):
-    """Open Redis, start the deadline sweep; stop both on the way out."""
-    redis = make_redis(settings.redis_url)
-    deps = handlers.Deps(
-        redis, RunStore(redis, settings.session_ttl_s), broker, progressed, completed, failed,
-        settings.step_timeout_s, settings.step_attempts, settings.dedupe_ttl_s,
+def deps(opened: Opened) -> handlers.Deps:
+    """What the handlers and the sweep need, once Redis is open."""
+    return handlers.Deps(
+        redis=opened.redis, store=RunStore(opened.redis, settings.session_ttl_s), broker=service.broker,
+        progressed=service.publisher_of(StepProgressed), completed=service.publisher_of(WorkflowCompleted), failed=service.publisher_of(WorkflowFailed),
+        step_timeout_s=settings.step_timeout_s, max_attempts=settings.step_attempts, dedupe_ttl_s=settings.dedupe_ttl_s,
     )
-    context.set_global("deps", deps)
-    sweep = asyncio.create_task(
-        run_sweeper(deps, interval_s=settings.sweep_interval_s, lease_s=settings.sweep_lease_s, batch=settings.sweep_batch)
-    )
-    yield
-    sweep.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await sweep
-    await redis.aclose()
 
 
-app = build_app(broker, title="planwire dispatcher", description="Walks each compiled plan step by step; no model.", lifespan=lifespan)
+def sweep(deps: handlers.Deps):
+    """The deadline sweep, running as long as the service does."""
+    return sweeping(deps, interval_s=settings.sweep_interval_s, lease_s=settings.sweep_lease_s, batch=settings.sweep_batch)
+
+
+app = service.app(deps, running=sweep)
 
 if __name__ == "__main__":
-    serve(app, settings)
+    service.serve(app)

@@ -9,8 +9,10 @@ stale entries are recognised against the run's state and dropped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+from collections.abc import AsyncIterator
 
 from services.dispatcher.handlers import Deps, on_deadline
 
@@ -36,3 +38,15 @@ async def run_sweeper(deps: Deps, *, interval_s: float, lease_s: float, batch: i
         except Exception:  # noqa: BLE001 - keep sweeping; the next tick retries
             log.exception("deadline sweep failed")
         await asyncio.sleep(interval_s)
+
+
+@contextlib.asynccontextmanager
+async def sweeping(deps: Deps, *, interval_s: float, lease_s: float, batch: int) -> AsyncIterator[None]:
+    """Run the sweep in the background while the block runs; stop it on the way out."""
+    sweep = asyncio.create_task(run_sweeper(deps, interval_s=interval_s, lease_s=lease_s, batch=batch))
+    try:
+        yield
+    finally:
+        sweep.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sweep

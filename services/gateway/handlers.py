@@ -8,37 +8,41 @@ from schemas.envelope import Event
 from schemas.plan import PlanCompiled, StepProgressed, WorkflowCompleted, WorkflowFailed
 from schemas.turn import ReplyGenerated
 from services.gateway.store import SessionStore
-from shared.metrics import EVENTS_HANDLED
+from shared.handling import handles
 
 
 async def forward(store: SessionStore, event: Event, event_type: str, data: dict) -> None:
     """Append once; the SSE readers on every replica pick it up from Redis."""
     payload = {"event_id": str(event.event_id), "turn_id": event.turn_id, **data}
     await store.publish_outbound(event.session_id, str(event.event_id), event_type, payload)
-    EVENTS_HANDLED.labels("gateway", type(event).__name__).inc()
 
 
+@handles("gateway", claim=False)
 async def on_reply_generated(event: ReplyGenerated, store: SessionStore = Context()) -> None:
     """Stream planwire's reply to the user."""
     await forward(store, event, "reply", {"text": event.text, "kind": event.reply_kind, "phase": event.phase})
 
 
+@handles("gateway", claim=False)
 async def on_plan_compiled(event: PlanCompiled, store: SessionStore = Context()) -> None:
     """Tell the user which specialist steps the plan will run."""
     specialists = [n.specialist for n in event.nodes if n.kind == "specialist" and n.specialist]
     await forward(store, event, "plan", {"plan_id": event.plan_id, "specialists": specialists, "steps": len(event.nodes)})
 
 
+@handles("gateway", claim=False)
 async def on_step_progressed(event: StepProgressed, store: SessionStore = Context()) -> None:
     """Stream dispatch progress, one event per step transition."""
     await forward(store, event, "progress", event.model_dump(mode="json", include={"node_index", "total", "node_id", "runner", "status"}))
 
 
+@handles("gateway", claim=False)
 async def on_workflow_completed(event: WorkflowCompleted, store: SessionStore = Context()) -> None:
     """Hand the user the saved workflow's id and the summary."""
     await forward(store, event, "workflow_completed", {"workflow_id": event.workflow_id, "summary": event.summary})
 
 
+@handles("gateway", claim=False)
 async def on_workflow_failed(event: WorkflowFailed, store: SessionStore = Context()) -> None:
     """Tell the user the workflow failed, and why."""
     await forward(store, event, "workflow_failed", {"reason": event.reason})

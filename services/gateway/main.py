@@ -9,14 +9,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from prometheus_client import REGISTRY, make_asgi_app
 
-from schemas.topics import PLAN_COMPILED, REPLY_GENERATED, STEP_PROGRESSED, TURN_RECEIVED, WORKFLOW_COMPLETED, WORKFLOW_FAILED
+from planwire import topology
 from schemas.turn import TurnReceived
 from services.gateway import handlers, routes
 from services.gateway.metrics import phase_sampler
 from services.gateway.store import SessionStore
-from shared.app import serve
-from shared.bus import consumer_options, make_broker
-from shared.redis import make_redis
+from shared.service import Service
 from shared.settings import InfraSettings
 
 
@@ -28,27 +26,21 @@ class Settings(InfraSettings):
 
 
 settings = Settings()
-broker = make_broker(settings, client_id="gateway")
-turns = broker.publisher(TURN_RECEIVED.name, schema=TurnReceived, description="A user message accepted by the gateway.")
-outbound = consumer_options(settings, "gateway.outbound")
-broker.subscriber(REPLY_GENERATED.name, **outbound)(handlers.on_reply_generated)
-broker.subscriber(PLAN_COMPILED.name, **outbound)(handlers.on_plan_compiled)
-broker.subscriber(STEP_PROGRESSED.name, **outbound)(handlers.on_step_progressed)
-broker.subscriber(WORKFLOW_COMPLETED.name, **outbound)(handlers.on_workflow_completed)
-broker.subscriber(WORKFLOW_FAILED.name, **outbound)(handlers.on_workflow_failed)
+service = Service.declared(topology.node("gateway"), settings, handlers=handlers)
+broker = service.broker
+turns = service.publisher_of(TurnReceived)
 
 
 @asynccontextmanager
 async def lifespan(app: FastAPI):
     """Connect Redis and the broker; the consumers share one group across replicas."""
-    redis = make_redis(settings.redis_url)
-    app.state.store, app.state.turns, app.state.api_keys = SessionStore(redis, settings.session_ttl_s), turns, settings.api_keys
-    broker.context.set_global("store", app.state.store)
-    await broker.start()
-    async with phase_sampler(redis, settings.phase_sample_s):
-        yield
-    await broker.stop()
-    await redis.aclose()
+    async with service.opened() as opened:
+        app.state.store, app.state.turns, app.state.api_keys = SessionStore(opened.redis, settings.session_ttl_s), turns, settings.api_keys
+        broker.context.set_global("store", app.state.store)
+        await broker.start()
+        async with phase_sampler(opened.redis, settings.phase_sample_s):
+            yield
+        await broker.stop()
 
 
 app = FastAPI(title="planwire gateway", version="1.0.0", lifespan=lifespan)
@@ -71,4 +63,4 @@ async def invalid_request(_request, exc: RequestValidationError) -> JSONResponse
 
 
 if __name__ == "__main__":
-    serve(app, settings)
+    service.serve(app)

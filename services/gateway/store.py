@@ -11,6 +11,7 @@ import json
 from redis.asyncio import Redis
 
 from schemas.turn import ChatMessage, Notes, Phase
+from shared.model.usage import usage_view
 from shared.redis import session_key
 
 # Add an event to the stream once per event id (redeliveries are absorbed); returns its id.
@@ -63,7 +64,7 @@ class SessionStore:
             "transcript": [ChatMessage.model_validate_json(m.split("|", 1)[1]).model_dump() for m in transcript],
             "workflow_id": workflow,
             "failure": await self.redis.get(session_key(session_id, "failure")),
-            "usage": {k: int(v) for k, v in (await self.redis.hgetall(session_key(session_id, "usage"))).items()},
+            "usage": usage_view(await self.redis.hgetall(session_key(session_id, "usage"))),
         }
 
     async def _read_all(self, session_id: str) -> list:

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from faststream import Context
 from faststream.kafka.publisher import DefaultPublisher
 from prometheus_client import Counter
-from redis.asyncio import Redis
 
 from catalogue import Catalogue
 from schemas.confirmation import RequirementsConfirmed
@@ -17,8 +16,7 @@ from schemas.turn import Notes, Phase
 from services.planner import logic, prompt
 from services.planner.store import PlanStore
 from shared.cas import compare_and_set
-from shared.idempotency import claim
-from shared.metrics import EVENTS_HANDLED
+from shared.handling import HandlerDeps, handles
 from shared.model import ModelPort
 from shared.redis import session_key
 
@@ -26,29 +24,26 @@ log = logging.getLogger("planwire.planner")
 PLAN_REPAIRS = Counter("planwire_plan_repairs_total", "Plan rules code enforced after the model's proposal.", ["rule"])
 
 
-@dataclass
-class Deps:
-    """What the handlers need, built once in main.py."""
+@dataclass(kw_only=True)
+class Deps(HandlerDeps):
+    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
 
-    redis: Redis
     store: PlanStore
     model: ModelPort
     catalogue: Catalogue
     compiled: DefaultPublisher
-    dedupe_ttl_s: int
 
 
+@handles("planner")
 async def on_requirements_confirmed(event: RequirementsConfirmed, deps: Deps = Context()) -> None:
     """Compile and log the plan, move planning to executing, publish PlanCompiled."""
-    async with claim(deps.redis, "planner", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
-        plan_id = logic.plan_id_for(event.event_id)
-        plan = await deps.store.read(event.session_id, plan_id) or await compile_and_log(event, plan_id, deps)
-        if plan is None or not await enter_executing(deps, event.session_id):
-            log.info("session %s is not planning; confirmation %s ignored", event.session_id, event.event_id)
-            return
-        out = PlanCompiled.caused_by(event, plan_id=plan_id, nodes=plan.nodes, repairs=plan.repairs)
-        await deps.compiled.publish(out, key=out.key())
-        EVENTS_HANDLED.labels("planner", "RequirementsConfirmed").inc()
+    plan_id = logic.plan_id_for(event.event_id)
+    plan = await deps.store.read(event.session_id, plan_id) or await compile_and_log(event, plan_id, deps)
+    if plan is None or not await enter_executing(deps, event.session_id):
+        log.info("session %s is not planning; confirmation %s ignored", event.session_id, event.event_id)
+        return
+    out = PlanCompiled.caused_by(event, plan_id=plan_id, nodes=plan.nodes, repairs=plan.repairs)
+    await deps.compiled.publish(out, key=out.key())
 
 
 async def compile_and_log(event: RequirementsConfirmed, plan_id: str, deps: Deps) -> logic.Compiled | None:

@@ -1,20 +1,15 @@
-"""Planner service: the one wiring point (settings, broker, subscriptions, ASGI app)."""
+"""Planner service: the one wiring point (settings, dependencies; topics in planwire/topology.py)."""
 
 from __future__ import annotations
 
-from contextlib import asynccontextmanager
-
-from faststream import ContextRepo
-
 from catalogue import load_catalogue
+from planwire import topology
 from schemas.plan import PlanCompiled
-from schemas.topics import PLAN_COMPILED, REQUIREMENTS_CONFIRMED
 from services.planner import handlers
 from services.planner.store import PlanStore
-from shared.app import build_app, serve
-from shared.bus import consumer_options, make_broker
-from shared.model import ModelSettings, build_model
-from shared.redis import make_redis
+from shared.model import ModelSettings
+from shared.model.usage import recorded_model
+from shared.service import Opened, Service
 from shared.settings import InfraSettings
 
 
@@ -23,23 +18,18 @@ class Settings(InfraSettings, ModelSettings):
 
 
 settings = Settings()
-broker = make_broker(settings, client_id="planner")
-compiled = broker.publisher(PLAN_COMPILED.name, schema=PlanCompiled, description="The compiled plan of a session.")
-broker.subscriber(REQUIREMENTS_CONFIRMED.name, **consumer_options(settings, "planner.confirmed"))(handlers.on_requirements_confirmed)
+service = Service.declared(topology.node("planner"), settings, handlers=handlers, model=recorded_model)
 
 
-@asynccontextmanager
-async def lifespan(context: ContextRepo):
-    """Open Redis and the model for the handlers; close both on the way out."""
-    redis, model = make_redis(settings.redis_url), build_model(settings)
-    deps = handlers.Deps(redis, PlanStore(redis, settings.session_ttl_s), model, load_catalogue(), compiled, settings.dedupe_ttl_s)
-    context.set_global("deps", deps)
-    yield
-    await model.aclose()
-    await redis.aclose()
+def deps(opened: Opened) -> handlers.Deps:
+    """What the handlers need, once Redis and the model are open."""
+    return handlers.Deps(
+        redis=opened.redis, store=PlanStore(opened.redis, settings.session_ttl_s), model=opened.model, catalogue=load_catalogue(),
+        compiled=service.publisher_of(PlanCompiled), dedupe_ttl_s=settings.dedupe_ttl_s,
+    )
 
 
-app = build_app(broker, title="planwire planner", description="Compiles the whole plan once requirements are confirmed.", lifespan=lifespan)
+app = service.app(deps)
 
 if __name__ == "__main__":
-    serve(app, settings)
+    service.serve(app)

@@ -8,47 +8,44 @@ from dataclasses import dataclass
 from faststream import Context
 from faststream.kafka.publisher import DefaultPublisher
 from prometheus_client import Counter, Histogram
-from redis.asyncio import Redis
 
 from catalogue import Catalogue
 from schemas.plan import RunStep, StepCompleted
 from services.specialist import steps
 from services.specialist.store import StepStore
-from shared.idempotency import claim
 from shared.model import ModelPort
+from shared.handling import HandlerDeps, handles
 
 STEPS_RUN = Counter("planwire_steps_run_total", "Steps a runner executed, by runner and outcome.", ["runner", "outcome"])
 STEP_SECONDS = Histogram("planwire_step_seconds", "Time a runner took to execute one step.", ["runner"])
 
 
-@dataclass
-class Deps:
-    """What the handlers need, built once in main.py."""
+@dataclass(kw_only=True)
+class Deps(HandlerDeps):
+    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
 
-    redis: Redis
     store: StepStore
     model: ModelPort
     catalogue: Catalogue
     completed: DefaultPublisher
-    dedupe_ttl_s: int
     delay_s: float = 0.0  # test-only: makes a step slow enough to kill mid-step
 
 
+@handles("specialist")
 async def on_run_step(command: RunStep, deps: Deps = Context()) -> None:
     """Run one step of a plan, write its artifact, and publish StepCompleted (ok or failed)."""
-    async with claim(deps.redis, "specialist", command.session_id, str(command.event_id), deps.dedupe_ttl_s):
-        if await deps.store.step_settled(command.session_id, command.plan_id, command.node_index):
-            return  # a re-request that crossed the completion of an earlier attempt
-        await deps.store.count_execution(command.session_id, command.node.node_id)
-        await asyncio.sleep(deps.delay_s)
-        try:
-            with STEP_SECONDS.labels(command.node.runner).time():
-                version, error = await steps.run_step(command, deps), None
-        except steps.StepFailed as exc:
-            version, error = None, str(exc)[:1000]
-        STEPS_RUN.labels(command.node.runner, "ok" if error is None else "failed").inc()
-        out = StepCompleted.caused_by(
-            command, plan_id=command.plan_id, node_index=command.node_index, node_id=command.node.node_id,
-            attempt=command.attempt, status="ok" if error is None else "failed", artifact_version=version, error=error,
-        )
-        await deps.completed.publish(out, key=out.key())
+    if await deps.store.step_settled(command.session_id, command.plan_id, command.node_index):
+        return  # a re-request that crossed the completion of an earlier attempt
+    await deps.store.count_execution(command.session_id, command.node.node_id)
+    await asyncio.sleep(deps.delay_s)
+    try:
+        with STEP_SECONDS.labels(command.node.runner).time():
+            version, error = await steps.run_step(command, deps), None
+    except steps.StepFailed as exc:
+        version, error = None, str(exc)[:1000]
+    STEPS_RUN.labels(command.node.runner, "ok" if error is None else "failed").inc()
+    out = StepCompleted.caused_by(
+        command, plan_id=command.plan_id, node_index=command.node_index, node_id=command.node.node_id,
+        attempt=command.attempt, status="ok" if error is None else "failed", artifact_version=version, error=error,
+    )
+    await deps.completed.publish(out, key=out.key())

@@ -1,5 +1,6 @@
 """Step runtime: the one wiring point. `python -m services.specialist.main gmail slack` serves
-those runners; `--all` serves every catalogue id plus composer, save and summarizer.
+those runners; `--all` serves every catalogue id plus composer, save and summarizer. The
+runners are chosen by the caller (`create_app(runners)`), never read at import.
 
 Deployed per id, each runner consumes its own command topic in its own consumer group
 `specialist.<id>`, so it deploys and scales on its own. `--all` (the embedded stack, one
@@ -10,21 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from contextlib import asynccontextmanager
 from typing import Any
 
-from faststream import ContextRepo
+from faststream.asgi import AsgiFastStream
 
 from catalogue import load_catalogue
-from schemas.plan import StepCompleted
-from schemas.topics import STEP_COMPLETED, run_step_topic
+from planwire import topology
+from schemas.plan import RunStep, StepCompleted
 from services.specialist import handlers
 from services.specialist.runners import ALL, select_runners
 from services.specialist.store import StepStore
-from shared.app import build_app, serve
-from shared.bus import consumer_options, make_broker
-from shared.model import ModelSettings, build_model
-from shared.redis import make_redis
+from shared.model import ModelSettings
+from shared.model.usage import recorded_model
+from shared.service import Opened, Service
 from shared.settings import InfraSettings
 
 
@@ -43,9 +42,8 @@ class Settings(InfraSettings, ModelSettings):
 
 settings = Settings()
 catalogue = load_catalogue()
-runners = select_runners(sys.argv[1:], catalogue.ids)
-broker = make_broker(settings, client_id="specialist")
-completed = broker.publisher(STEP_COMPLETED.name, schema=StepCompleted, description="A step finished, ok or failed.")
+service = Service.declared(topology.node("specialist"), settings, handlers=handlers, model=recorded_model)
+broker = service.broker
 
 
 def subscribe(runner: str, *more: str, group: str | None = None) -> Any:
@@ -53,44 +51,46 @@ def subscribe(runner: str, *more: str, group: str | None = None) -> Any:
 
     With more runners, one consumer (in `group`) reads all their topics.
     """
-    options = consumer_options(settings, group or f"specialist.{runner}")
-    options |= {"session_timeout_ms": settings.consumer_session_timeout_ms, "heartbeat_interval_ms": settings.consumer_heartbeat_ms}
+    options: dict[str, Any] = {"session_timeout_ms": settings.consumer_session_timeout_ms, "heartbeat_interval_ms": settings.consumer_heartbeat_ms}
     if settings.runner_fetch_max_wait_ms is not None:
         options["fetch_max_wait_ms"] = settings.runner_fetch_max_wait_ms
-    subscriber = broker.subscriber(*(run_step_topic(r).name for r in (runner, *more)), **options)
-    subscriber(handlers.on_run_step)
-    return subscriber
+    topics = (RunStep.topic_for(r) for r in (runner, *more))
+    return service.subscribe(handlers.on_run_step, *topics, group=group or f"specialist.{runner}", **options)
 
 
-@asynccontextmanager
-async def lifespan(context: ContextRepo):
-    """Open Redis and the model for the handlers; close both on the way out."""
-    redis, model = make_redis(settings.redis_url), build_model(settings)
-    store = StepStore(redis, settings.session_ttl_s)
-    context.set_global("deps", handlers.Deps(redis, store, model, catalogue, completed, settings.dedupe_ttl_s, settings.specialist_delay_s))
-    yield
-    await model.aclose()
-    await redis.aclose()
+def deps(opened: Opened) -> handlers.Deps:
+    """What the step handler needs, once Redis and the model are open."""
+    return handlers.Deps(
+        redis=opened.redis, store=StepStore(opened.redis, settings.session_ttl_s), model=opened.model, catalogue=catalogue,
+        completed=service.publisher_of(StepCompleted), dedupe_ttl_s=settings.dedupe_ttl_s, delay_s=settings.specialist_delay_s,
+    )
 
 
-app = build_app(broker, title="planwire step runtime", description=f"Runs plan steps for: {', '.join(runners)}.", lifespan=lifespan)
-
-
-@app.after_startup
-async def start_runners() -> None:
-    """Join every runner's consumer group at once, after the broker connected.
-
-    The broker starts its subscribers one after another, and each group join takes seconds
-    on the embedded broker: with `--all` that would be minutes before the last runner serves.
+def create_app(runners: list[str], *, shared_consumers: bool = False) -> AsgiFastStream:
+    """The runtime serving `runners`: each in its own consumer group, or (`shared_consumers`,
+    the embedded `--all` process) a few consumers sharing them all.
     """
-    if ALL in sys.argv[1:]:
-        # A few consumers for the lot: 44 idle consumers polling the embedded broker cost most
-        # of a core (measured), while one would run every session's steps one at a time.
-        shards = [runners[i :: settings.all_runner_consumers] for i in range(settings.all_runner_consumers)]
-        await asyncio.gather(*(subscribe(*shard, group=f"specialist.all-{i}").start() for i, shard in enumerate(shards) if shard))
-        return
-    await asyncio.gather(*(subscribe(runner).start() for runner in runners))
+    service.description = topology.node("specialist").description.format(runners=", ".join(runners))
+    app = service.app(deps)
+
+    @app.after_startup
+    async def start_runners() -> None:
+        """Join every runner's consumer group at once, after the broker connected.
+
+        The broker starts its subscribers one after another, and each group join takes seconds
+        on the embedded broker: with `--all` that would be minutes before the last runner serves.
+        """
+        if shared_consumers:
+            # A few consumers for the lot: 44 idle consumers polling the embedded broker cost most
+            # of a core (measured), while one would run every session's steps one at a time.
+            shards = [runners[i :: settings.all_runner_consumers] for i in range(settings.all_runner_consumers)]
+            await asyncio.gather(*(subscribe(*shard, group=f"specialist.all-{i}").start() for i, shard in enumerate(shards) if shard))
+            return
+        await asyncio.gather(*(subscribe(runner).start() for runner in runners))
+
+    return app
 
 
 if __name__ == "__main__":
-    serve(app, settings)
+    chosen = sys.argv[1:]
+    service.serve(create_app(select_runners(chosen, catalogue.ids), shared_consumers=ALL in chosen))

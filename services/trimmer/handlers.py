@@ -6,37 +6,35 @@ from dataclasses import dataclass
 
 from faststream import Context
 from faststream.kafka.publisher import DefaultPublisher
-from redis.asyncio import Redis
 
 from schemas.turn import ChatMessage, ContextTrimmed, ReplyGenerated, TurnReceived
 from services.trimmer import logic
 from services.trimmer.store import TranscriptStore
-from shared.idempotency import claim
+from shared.handling import HandlerDeps, handles
 
 
-@dataclass
-class Deps:
-    """What the handlers need, built once in main.py."""
+@dataclass(kw_only=True)
+class Deps(HandlerDeps):
+    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
 
-    redis: Redis
     store: TranscriptStore
     trimmed: DefaultPublisher
     budget_tokens: int
-    dedupe_ttl_s: int
 
 
+@handles("trimmer")
 async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
     """Append the user's message, trim the history to whole change units, pass it on."""
-    async with claim(deps.redis, "trimmer", event.session_id, str(event.event_id), deps.dedupe_ttl_s):
-        message = ChatMessage(role="user", text=event.text, turn_id=event.turn_id or "")
-        await deps.store.add_user(event.session_id, event.turn_seq, message)
-        history = await deps.store.read(event.session_id)
-        kept, dropped = logic.trim(history, deps.budget_tokens)
-        phase = await deps.store.phase(event.session_id)
-        out = ContextTrimmed.caused_by(event, user_text=event.text, messages=kept, dropped_units=dropped, phase=phase)
-        await deps.trimmed.publish(out, key=out.key())
+    message = ChatMessage(role="user", text=event.text, turn_id=event.turn_id or "")
+    await deps.store.add_user(event.session_id, event.turn_seq, message)
+    history = await deps.store.read(event.session_id)
+    kept, dropped = logic.trim(history, deps.budget_tokens)
+    phase = await deps.store.phase(event.session_id)
+    out = ContextTrimmed.caused_by(event, user_text=event.text, messages=kept, dropped_units=dropped, phase=phase)
+    await deps.trimmed.publish(out, key=out.key())
 
 
+@handles("trimmer", claim=False)  # add_reply is idempotent by the reply's event id
 async def on_reply_generated(event: ReplyGenerated, deps: Deps = Context()) -> None:
     """Record the assistant's reply, closing the current change unit."""
     message = ChatMessage(role="assistant", text=event.text, turn_id=event.turn_id or "")

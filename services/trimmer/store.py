@@ -29,8 +29,8 @@ class TranscriptStore:
         self.redis, self.ttl_s = redis, ttl_s
 
     def _keys(self, session_id: str) -> tuple[str, str, str]:
-        base = ("transcript",)
-        return (session_key(session_id, *base), session_key(session_id, *base, "ids"), session_key(session_id, *base, "turns"))
+        """The transcript, its message ids, and each turn's position."""
+        return (session_key(session_id, "transcript"), session_key(session_id, "transcript", "ids"), session_key(session_id, "transcript", "turns"))
 
     async def add_user(self, session_id: str, turn_seq: int, message: ChatMessage) -> bool:
         """Record the user's message of turn `turn_seq` once; False for a redelivery."""

@@ -1,19 +1,71 @@
-"""Per-session token usage, so a conversation's cost can be read back (e.g. by `eval`)."""
+"""Per-session token usage, recorded by the model port itself so no role can forget it.
+
+The handler binds the session it works on (`shared.scope.bound_session`); every structured
+call made under it adds its tokens to `pw:{session}:usage`, in total and per role. The
+gateway reads the hash back (`usage_view`), and `planwire eval` reports it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from redis.asyncio import Redis
 
-from shared.model.port import ModelResult
+from shared.model.factory import build_model
+from shared.model.port import ModelPort, ModelResult
 from shared.redis import session_key
+from shared.scope import current_session
+
+TOTALS = ("prompt_tokens", "completion_tokens")
+ROLE_PREFIX = "role:"  # per-role fields: `role:<role>:prompt_tokens`
 
 
-async def record_usage(redis: Redis, session_id: str, result: ModelResult) -> None:
-    """Add one call's tokens to the session's running totals."""
+async def record_usage(redis: Redis, session_id: str, role: str, result: ModelResult) -> None:
+    """Add one call's tokens to the session's running totals and to its role's."""
     if not (result.prompt_tokens or result.completion_tokens):
         return
     key = session_key(session_id, "usage")
+    counts = dict(zip(TOTALS, (result.prompt_tokens, result.completion_tokens)))
     async with redis.pipeline(transaction=True) as pipe:
-        pipe.hincrby(key, "prompt_tokens", result.prompt_tokens)
-        pipe.hincrby(key, "completion_tokens", result.completion_tokens)
+        for field, tokens in counts.items():
+            pipe.hincrby(key, field, tokens)
+            pipe.hincrby(key, f"{ROLE_PREFIX}{role}:{field}", tokens)
         await pipe.execute()
+
+
+def usage_view(fields: dict[str, str]) -> dict:
+    """The usage hash as the API returns it: totals, plus `by_role` once any role is recorded."""
+    view: dict = {k: int(v) for k, v in fields.items() if not k.startswith(ROLE_PREFIX)}
+    for field, value in fields.items():
+        if field.startswith(ROLE_PREFIX):
+            role, _, name = field.removeprefix(ROLE_PREFIX).rpartition(":")
+            view.setdefault("by_role", {}).setdefault(role, {})[name] = int(value)
+    return view
+
+
+class UsageRecordingModel:
+    """A ModelPort that charges every call's tokens to the bound session (built once per service)."""
+
+    def __init__(self, inner: ModelPort, redis: Redis) -> None:
+        self.inner, self.redis = inner, redis
+        self.name = inner.name
+
+    def __getattr__(self, attribute: str):
+        return getattr(self.inner, attribute)  # e.g. `.model`, `.server`
+
+    async def structured(self, role: str, messages: list[dict], schema: dict, *, fallback: Callable[[], dict], **options) -> ModelResult:
+        """The inner port's answer; its tokens are recorded when a session is bound."""
+        result = await self.inner.structured(role, messages, schema, fallback=fallback, **options)
+        session_id = current_session()
+        if session_id is not None:
+            await record_usage(self.redis, session_id, role, result)
+        return result
+
+    async def aclose(self) -> None:
+        """Close the inner port."""
+        await self.inner.aclose()
+
+
+def recorded_model(settings, redis: Redis) -> UsageRecordingModel:
+    """The service's model port from its settings, charging every call to the bound session."""
+    return UsageRecordingModel(build_model(settings), redis)

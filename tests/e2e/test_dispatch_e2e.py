@@ -29,7 +29,7 @@ from redis.asyncio import Redis
 from catalogue import load_catalogue
 from schemas.confirmation import RequirementsConfirmed
 from schemas.plan import FIXED_RUNNERS, RunStep, StepCompleted, StepProgressed, WorkflowCompleted
-from schemas.topics import REQUIREMENTS_CONFIRMED, STEP_COMPLETED, STEP_PROGRESSED, WORKFLOW_COMPLETED, all_topics, run_step_topic
+from schemas.topics import all_topics, run_step_topic
 from schemas.turn import ChatMessage, Notes
 from services.specialist.store import StepStore, workflow_index_key
 from shared.bus import ensure_topics
@@ -176,7 +176,7 @@ async def start_session(stack: Stack, redis: Redis, notes: Notes, lines: list[st
         pipe.zadd(session_key(session_id, "transcript"), {f"m{i}|{m.model_dump_json()}": i for i, m in enumerate(transcript)})
         await pipe.execute()
     confirmed = RequirementsConfirmed(session_id=session_id, turn_id="t-confirm", notes=notes)
-    await produce(stack, REQUIREMENTS_CONFIRMED.name, [(confirmed.key(), confirmed.model_dump_json().encode())])
+    await produce(stack, RequirementsConfirmed.topic.name, [(confirmed.key(), confirmed.model_dump_json().encode())])
     return session_id
 
 
@@ -276,11 +276,11 @@ async def test_confirmed_notes_become_a_saved_workflow_built_from_labelled_conte
     assert await redis.get(session_key(session_id, "workflow")) == doc["workflow_id"]
     assert await redis.get(workflow_index_key(doc["workflow_id"])) == session_id
 
-    completed = [WorkflowCompleted.model_validate_json(v) for v in await read_topic(stack, WORKFLOW_COMPLETED.name, session_id)]
+    completed = [WorkflowCompleted.model_validate_json(v) for v in await read_topic(stack, WorkflowCompleted.topic.name, session_id)]
     assert {c.workflow_id for c in completed} == {doc["workflow_id"]}
     for name in ("Scheduler", "Gmail", "PDF Parser", "Slack"):
         assert name.lower() in completed[0].summary.lower(), name
-    progress = [StepProgressed.model_validate_json(v) for v in await read_topic(stack, STEP_PROGRESSED.name, session_id)]
+    progress = [StepProgressed.model_validate_json(v) for v in await read_topic(stack, StepProgressed.topic.name, session_id)]
     assert {(p.node_index, p.status) for p in progress} == {(i, s) for i in range(11) for s in ("dispatched", "completed")}
 
     config_context = json.loads(await redis.get(session_key(session_id, "plan", "context", "gmail.config")))
@@ -305,7 +305,7 @@ SIMPLE_LINES = ["Watch Gmail for invoices and post each one to Slack in #billing
 async def redeliver_step_completions(stack: Stack, session_id: str, stop: asyncio.Event) -> int:
     """Echo every StepCompleted of the session twice (as is, and re-emitted with a new id),
     and each time replay all earlier ones newest first; returns how many it injected."""
-    consumer = AIOKafkaConsumer(STEP_COMPLETED.name, bootstrap_servers=stack.bootstrap, group_id=None, auto_offset_reset="earliest")
+    consumer = AIOKafkaConsumer(StepCompleted.topic.name, bootstrap_servers=stack.bootstrap, group_id=None, auto_offset_reset="earliest")
     producer = AIOKafkaProducer(bootstrap_servers=stack.bootstrap, enable_idempotence=False)
     await consumer.start()
     await producer.start()
@@ -320,7 +320,7 @@ async def redeliver_step_completions(stack: Stack, session_id: str, stop: asynci
                     fresh = StepCompleted.model_validate_json(record.value).model_copy(update={"event_id": uuid.uuid4()})
                     injected.add(fresh.model_dump_json().encode())
                     for value in [record.value, fresh.model_dump_json().encode(), *reversed(originals)]:
-                        await producer.send_and_wait(STEP_COMPLETED.name, value, key=record.key)
+                        await producer.send_and_wait(StepCompleted.topic.name, value, key=record.key)
                         sent += 1
     finally:
         await consumer.stop()
@@ -335,7 +335,7 @@ def comparable(doc: dict) -> dict:
 async def step_completions_taken(stack: Stack) -> float:
     """StepCompleted messages the dispatcher handled or skipped as duplicates, so far."""
     handled = await stack.metric("dispatcher", "planwire_events_handled_total", event="StepCompleted")
-    return handled + await stack.metric("dispatcher", "planwire_duplicate_messages_total", topic=STEP_COMPLETED.name)
+    return handled + await stack.metric("dispatcher", "planwire_duplicate_messages_total", topic=StepCompleted.topic.name)
 
 
 async def test_redelivered_and_reordered_step_completions_change_nothing(stack, redis):
@@ -362,7 +362,7 @@ async def test_redelivered_and_reordered_step_completions_change_nothing(stack, 
     assert executions == {n: "1" for n in ("gmail", "gmail.config", "slack", "slack.config", "composer", "save", "summarizer")}
     commands = await run_steps(stack, chaos_id, ["gmail", "slack", *FIXED_RUNNERS])
     assert sorted((c.node_index, c.attempt) for c in commands) == [(i, 1) for i in range(7)]
-    completed = [WorkflowCompleted.model_validate_json(v) for v in await read_topic(stack, WORKFLOW_COMPLETED.name, chaos_id)]
+    completed = [WorkflowCompleted.model_validate_json(v) for v in await read_topic(stack, WorkflowCompleted.topic.name, chaos_id)]
     assert len({c.event_id for c in completed}) == 1
 
 
@@ -380,6 +380,6 @@ async def test_a_runner_killed_mid_step_is_re_requested_and_the_workflow_complet
     assert [n["id"] for n in doc["nodes"]] == ["gmail", "slack"] and doc["nodes"][1]["config"]["channel"] == "#billing"
     assert int(await redis.hget(executions, "slack")) >= 2
     assert int(await redis.hget(session_key(session_id, "plan", "steps"), "2:attempt")) >= 2
-    progress = [StepProgressed.model_validate_json(v) for v in await read_topic(stack, STEP_PROGRESSED.name, session_id)]
+    progress = [StepProgressed.model_validate_json(v) for v in await read_topic(stack, StepProgressed.topic.name, session_id)]
     assert (2, "retrying") in {(p.node_index, p.status) for p in progress}
     assert await redis.hget(executions, "gmail") == "1" and await redis.hget(executions, "summarizer") == "1"

@@ -11,7 +11,6 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from redis.asyncio import Redis
 
 from planwire.client import SessionClient
-from schemas.topics import TURN_RECEIVED
 from schemas.turn import Notes, TurnReceived
 from shared.redis import session_key
 
@@ -81,12 +80,12 @@ async def test_poison_messages_go_to_the_dlq_and_the_next_turn_is_answered(stack
     await producer.start()
     async with SessionClient(stack.gateway_url) as session:
         key = session.session_id.encode()
-        await producer.send_and_wait(TURN_RECEIVED.name, b"\xff not json at all", key=key)
+        await producer.send_and_wait(TurnReceived.topic.name, b"\xff not json at all", key=key)
         bad = json.dumps({"session_id": session.session_id, "text": 42}).encode()
-        await producer.send_and_wait(TURN_RECEIVED.name, bad, key=key)
+        await producer.send_and_wait(TurnReceived.topic.name, bad, key=key)
         await producer.stop()
         reply = await session.say("Send an SMS when a Stripe payment fails.")
-    dead = [r for r in await read_topic(stack.bootstrap, TURN_RECEIVED.dlq, 2) if r.key == key]
+    dead = [r for r in await read_topic(stack.bootstrap, TurnReceived.topic.dlq, 2) if r.key == key]
     assert {r.value for r in dead} == {b"\xff not json at all", bad}
     assert all(dict(r.headers)["x-dlq-reason"] == b"schema" for r in dead)
     assert reply.data["text"]
@@ -98,7 +97,7 @@ async def test_a_turn_delivered_twice_is_appended_once(stack):
         producer = AIOKafkaProducer(bootstrap_servers=stack.bootstrap, enable_idempotence=False)
         await producer.start()
         for _ in range(2):
-            await producer.send_and_wait(TURN_RECEIVED.name, event.model_dump_json().encode(), key=event.key())
+            await producer.send_and_wait(TurnReceived.topic.name, event.model_dump_json().encode(), key=event.key())
         await producer.stop()
         await session.wait_for(lambda e: e.type == "reply" and e.data["turn_id"] == "t-dup")
         await session.say("And mirror them into Airtable.")

@@ -6,7 +6,6 @@ import pytest
 from aiokafka import AIOKafkaConsumer
 
 from planwire.client import SessionClient
-from schemas.topics import CONTEXT_TRIMMED
 from schemas.turn import ContextTrimmed
 from tests.e2e.gathering import CASES, check_notes, gather, load
 
@@ -24,7 +23,7 @@ async def test_case_reaches_confirming_with_correct_notes(stack, path):
 
 
 async def last_trimmed(bootstrap: str, session_id: str) -> ContextTrimmed:
-    consumer = AIOKafkaConsumer(CONTEXT_TRIMMED.name, bootstrap_servers=bootstrap, auto_offset_reset="earliest", group_id=None)
+    consumer = AIOKafkaConsumer(ContextTrimmed.topic.name, bootstrap_servers=bootstrap, auto_offset_reset="earliest", group_id=None)
     await consumer.start()
     last = None
     try:

