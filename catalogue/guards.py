@@ -30,6 +30,8 @@ RECAP_OBJECT = re.compile(
     r"(?:the|our|this|my)\s+(?:conversation|chat|discussion|plan|requirements?|notes)(?!\w))",
     re.IGNORECASE,
 )
+# "proceed as summarized": the assistant's summary, not a summary step.
+AS_SUMMARIZED = re.compile(r"(?:as|you['’]?ve|you\s+have|you|just)\s+\Z", re.IGNORECASE)
 # "let me digest that": the user thinking, not a digest step.
 DIGEST_AS_THINKING = re.compile(r"(?:let\s+me|need\s+to|have\s+to|time\s+to)\s+\Z", re.IGNORECASE)
 # "summary" alone is too often a request to the assistant to count, but a recurring or
@@ -68,7 +70,7 @@ def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
 
 def summary_is_a_step(text: str, hit: Hit) -> bool:
     """A summary the workflow produces, not a recap the user asks the assistant for."""
-    if RECAP_OBJECT.match(text, hit.end):
+    if RECAP_OBJECT.match(text, hit.end) or AS_SUMMARIZED.search(text, max(0, hit.start - WINDOW), hit.start):
         return False
     phrase = text[hit.start : hit.end].lower()
     return not (phrase == "digest" and DIGEST_AS_THINKING.search(text, max(0, hit.start - WINDOW), hit.start))

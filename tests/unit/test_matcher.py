@@ -85,6 +85,7 @@ NOTHING = [
     "Can you summarize what you have so far?",
     "Give me a summary of where we are.",
     "Summarise the conversation so far, please.",
+    "Fine, go ahead as summarised.",
     "Let me digest that.",
     "No files bigger than 5 MB.",
     "Nothing private may leave our network.",
