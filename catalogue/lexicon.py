@@ -43,19 +43,20 @@ def compiled(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
     return words("|".join(phrase_regex(p) for p in sorted(phrases, key=len, reverse=True)))
 
 
-def phrase_hits(text: str, catalogue: Catalogue) -> list[Hit]:
-    """Every lexicon phrase occurrence of every entry, overlaps included."""
+def _hits(text: str, catalogue: Catalogue, field: str) -> list[Hit]:
+    """Every occurrence of every entry's phrases in `field` ("phrases" or "refs")."""
     found: list[Hit] = []
     for entry in catalogue.entries:
-        pattern = compiled(entry.phrases)
+        pattern = compiled(getattr(entry, field))
         found += [Hit(m.start(), m.end(), entry.id) for m in pattern.finditer(text)] if pattern else []
     return found
+
+
+def phrase_hits(text: str, catalogue: Catalogue) -> list[Hit]:
+    """Every lexicon phrase occurrence of every entry, overlaps included."""
+    return _hits(text, catalogue, "phrases")
 
 
 def ref_hits(text: str, catalogue: Catalogue) -> list[Hit]:
     """Every back-reference ("the sheet", "that bucket") of every entry."""
-    found: list[Hit] = []
-    for entry in catalogue.entries:
-        pattern = compiled(entry.refs)
-        found += [Hit(m.start(), m.end(), entry.id) for m in pattern.finditer(text)] if pattern else []
-    return found
+    return _hits(text, catalogue, "refs")
