@@ -77,7 +77,7 @@ async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic
         {"role": "system", "content": prompt.system_prompt(deps.catalogue)},
         {"role": "user", "content": prompt.user_prompt(previous, last_reply, context.user_text)},
     ]
-    result = await deps.model.structured("annotator", messages, prompt.output_schema(deps.catalogue), fallback=dict, max_tokens=200)
+    result = await deps.model.structured("annotator", messages, prompt.output_schema(deps.catalogue), fallback=dict, max_tokens=prompt.MAX_TOKENS)
     return view_from(result.data)
 
 

@@ -38,21 +38,28 @@ def user_prompt(previous: Notes, last_reply: str, user_text: str) -> str:
     )
 
 
+MAX_TOKENS = 320
+
+
 def output_schema(catalogue: Catalogue) -> dict:
-    """Bounded JSON schema: a truncated constrained output would be invalid JSON."""
+    """Bounded JSON schema: a truncated constrained output would be invalid JSON.
+
+    A weak model fills every string to its maxLength, so the bounds keep the worst case
+    under MAX_TOKENS (summary ~30, two mentions and a removal ~35 each, hint ~20).
+    """
     ids = {"type": "string", "enum": [e.id for e in catalogue.entries]}
     quoted = {
         "type": "object",
-        "properties": {"id": ids, "evidence": {"type": "string", "maxLength": 100}},
+        "properties": {"id": ids, "evidence": {"type": "string", "maxLength": 48}},
         "required": ["id", "evidence"],
         "additionalProperties": False,
     }
     return {
         "type": "object",
         "properties": {
-            "requirement_summary": {"type": "string", "maxLength": 160},
-            "mentioned": {"type": "array", "items": quoted, "maxItems": 4},
-            "removed": {"type": "array", "items": quoted, "maxItems": 2},
+            "requirement_summary": {"type": "string", "maxLength": 120},
+            "mentioned": {"type": "array", "items": quoted, "maxItems": 2},
+            "removed": {"type": "array", "items": quoted, "maxItems": 1},
             "confidence_score": {"type": "number", "minimum": 0, "maximum": 1},
             "hints": {"type": "array", "items": {"type": "string", "maxLength": 80}, "maxItems": 1},
         },
