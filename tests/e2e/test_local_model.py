@@ -50,9 +50,12 @@ async def test_every_case_is_noted_confirmed_and_planned_with_the_local_model(lo
     last_confirming = max(run["gathered"] for run in runs) - started
     print(f"\nlocal model: {len(runs)} cases confirming after {last_confirming:.0f}s, end to end in {time.monotonic() - started:.0f}s")
     for run in runs:
+        print(f"local model: {run['raw']['id']} {run['final']} plan={run['plan']} (missing, forbidden, extra)={score(case_from(run['raw']), run['plan'])}")
+    for run in runs:
         check_notes(run["raw"], run["state"], run["summary"])
         assert run["final"] == "workflow_completed", run["raw"]["id"]
-        assert score(case_from(run["raw"]), run["plan"]) == ([], []), (run["raw"]["id"], run["plan"])
+        # Nothing missing, nothing forbidden, nothing the case did not ask for (extra).
+        assert score(case_from(run["raw"]), run["plan"]) == ([], [], []), (run["raw"]["id"], run["plan"])
         assert run["usage"].get("prompt_tokens", 0) > 0, f"{run['raw']['id']}: the model was never called"
         check_document(run["raw"]["id"], run["document"])
 
