@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from catalogue.lexicon import compiled
 from catalogue.model import CatalogueEntry
-from catalogue.phrases import Hit, words
+from catalogue.phrases import SENTENCE, Hit, sentence_start, words
 
 # How far back the context checks look: enough for a few words, and linear in text length.
 WINDOW = 24
@@ -87,13 +87,13 @@ BARE_FREQUENCY = re.compile(r"(?:annually|yearly|quarterly|monthly|weekly|daily)
 BILLING = words(r"pa(?:y|ys|id|ying)|bill(?:s|ed|ing)?|charg(?:e|es|ed|ing)|renew(?:s|ed|al)?|subscri(?:be|bes|bed|ption)s?|plans?")
 # "the rule is the same every day": always, not a schedule.
 CONSTANCY = words(r"(?:the\s+)?same\s+every\s+(?:day|time|week|month)")
-SENTENCE_BOUNDS = re.compile(r"[^.!?;\n]*")
 
 
 def schedule_is_a_schedule(text: str, hit: Hit) -> bool:
     """A recurring time that says when the workflow runs, not a billing period or "always"."""
-    opening = max((m.end() for m in re.finditer(r"[.!?;\n]", text[: hit.start])), default=0)
-    sentence = SENTENCE_BOUNDS.match(text, opening)[0]
+    opening = sentence_start(text, hit.start)
+    found = SENTENCE.match(text, opening)
+    sentence = found[0] if found else ""
     if BARE_FREQUENCY.match(text[hit.start : hit.end]) and BILLING.search(sentence):
         return False
     return not any(m.start() <= hit.start - opening and hit.end - opening <= m.end() for m in CONSTANCY.finditer(sentence))

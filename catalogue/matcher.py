@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from catalogue.guards import covered, allowed, product_sense, summary_noun_hits
 from catalogue.lexicon import phrase_hits, ref_hits
 from catalogue.model import Catalogue
-from catalogue.phrases import Hit, alias_hits, without_overlaps
+from catalogue.phrases import REF, Hit, alias_hits, without_overlaps
 from catalogue.removals import removed_indices
 from catalogue.schedule import schedule_hits
 
@@ -88,7 +88,7 @@ def back_references(text: str, found: list[Hit], catalogue: Catalogue) -> dict[H
         if not any(ref.start < hit.end and hit.start < ref.end for hit in found):
             groups.setdefault((ref.start, ref.end), []).append(ref.id)
     spans = without_overlaps([Hit(start, end, "") for start, end in groups])
-    return {Hit(h.start, h.end, "@ref"): tuple(groups[(h.start, h.end)]) for h in spans}
+    return {Hit(h.start, h.end, REF): tuple(groups[(h.start, h.end)]) for h in spans}
 
 
 def evidence(id: str, text: str, catalogue: Catalogue) -> str | None:  # noqa: A002 - the catalogue's term
@@ -101,7 +101,9 @@ def names(id: str, quote: str, catalogue: Catalogue) -> bool:  # noqa: A002 - th
 
     Looser than `hits`: a model's judgment may settle what the sense rules left ambiguous.
     """
-    entry = catalogue.get(id)
+    entry, finder = catalogue.get(id), FINDERS.get(id)
+    if entry is None:
+        return False
     found = [h for h in alias_hits(quote, catalogue) + phrase_hits(quote, catalogue) if h.id == id]
-    found += [h for finder in [FINDERS.get(id)] if finder for h in finder(quote)]
-    return entry is not None and any(not (entry.ordinary and covered(quote, h, entry.ordinary)) for h in found)
+    found += finder(quote) if finder else []
+    return any(not (entry.ordinary and covered(quote, h, entry.ordinary)) for h in found)

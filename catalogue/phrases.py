@@ -17,6 +17,18 @@ from catalogue.model import Catalogue
 BEFORE, AFTER = r"(?<!\w)", r"(?!\w)"
 
 
+# What ends a sentence for the rules that look no further than one.
+SENTENCE_END = re.compile(r"[.!?;\n]")
+SENTENCE = re.compile(r"[^.!?;\n]+")
+# The id of a back-reference hit ("the sheet"): a place a removal may reach, not an item.
+REF = "@ref"
+
+
+def sentence_start(text: str, pos: int) -> int:
+    """Where the sentence holding `pos` begins."""
+    return max((m.end() for m in SENTENCE_END.finditer(text, 0, pos)), default=0)
+
+
 class Hit(NamedTuple):
     """One catalogue reference: text[start:end] names `id`."""
 

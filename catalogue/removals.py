@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from catalogue.phrases import Hit, words
+from catalogue.phrases import REF, Hit, sentence_start, words
 
 _LEADING = (
     r"drop(?:ping)?", r"remove", r"delete", r"ditch", r"forget", r"skip", r"exclude", r"leave\s+out",
@@ -49,7 +49,6 @@ ANAPHORA = words(
 )
 # ... unless it is a condition or a placement: "skip it if it is spam", "drop it into the folder".
 NOT_ANAPHORA = re.compile(r"\s+(?:if|when|unless|for|in|into|to|on|onto|from|after|before|with|until)(?!\w)", re.IGNORECASE)
-SENTENCE_BREAK = re.compile(r"[.!?;\n]")
 CONDITIONAL = re.compile(r"\s*(?:if|when|whenever|unless|in\s+case|should)(?!\w)", re.IGNORECASE)
 # "we used to track this in Jira", "our old setup was Zapier + Trello": history, not the plan.
 HISTORY = words(
@@ -129,12 +128,12 @@ def _anaphora(text: str, hits: list[Hit]) -> set[int]:
     for match in ANAPHORA.finditer(text):
         if NOT_ANAPHORA.match(text, match.end()) or CANCELLED.search(text, max(0, match.start() - WINDOW), match.start()):
             continue
-        opening = max((m.end() for m in SENTENCE_BREAK.finditer(text, 0, match.start())), default=0)
+        opening = sentence_start(text, match.start())
         if CONDITIONAL.match(text, opening):
             continue
         before = [
             i for i, hit in enumerate(hits)
-            if opening <= hit.start and hit.end <= match.start() and not hit.id.startswith("@")
+            if opening <= hit.start and hit.end <= match.start() and hit.id != REF
         ]
         removed |= {before[-1]} if before else set()
     return removed

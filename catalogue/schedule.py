@@ -9,13 +9,12 @@ first of every month" as an RRULE) has the last word on each sentence the patter
 
 from __future__ import annotations
 
-import re
 import warnings
 from functools import lru_cache
 
 from recurrent.event_parser import RecurringEvent
 
-from catalogue.phrases import Hit, words
+from catalogue.phrases import SENTENCE, Hit, words
 
 WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 DAYPART = r"(?:morning|afternoon|evening|night)"
@@ -36,7 +35,7 @@ SCHEDULE = words(
             rf"{WEEKDAY}s?\s+(?:to|through|thru|until|-|–)\s+{WEEKDAY}s?",
             r"every\s+half\s+(?:an\s+)?hour",
             rf"{WEEKDAY}s?\s+{DAYPART}s",
-            rf"(?:once|twice|\w+\s+times)\s+(?:a|per|every)\s+(?:day|week|month|hour)",
+            r"(?:once|twice|\w+\s+times)\s+(?:a|per|every)\s+(?:day|week|month|hour)",
             rf"(?:at|around)\s+(?:{CLOCK_12}|{CLOCK_24}|noon|midnight)",
             r"cron(?:tab)?",
         )
@@ -53,7 +52,6 @@ def _is_cron(expression: str) -> bool:
 # recurrent calls parsedatetime in a style it deprecates; the behaviour is what we rely on.
 warnings.filterwarnings("ignore", message="Flag style will be deprecated", module="parsedatetime")
 # Sentences for the parser, and where in one its time is said.
-SENTENCE = re.compile(r"[^.!?;\n]+")
 TIME_WORD = words(rf"{WEEKDAY}s?|weekdays?|weekends?|day|night|morning|evening|week|month|quarter|year|hour|minute|noon|midnight|\d{{1,2}}(?::\d\d)?\s*(?:am|pm)?")
 # An event trigger, not a clock: "every time a new order comes in", "whenever".
 EVENT = words(r"(?:every|each)\s+time|whenever|as\s+soon\s+as")
