@@ -1,8 +1,14 @@
 """The specialist catalogue: validated data plus the rules that find items in user text."""
 
 from catalogue.matcher import MatchResult, detect, evidence, find_mentions, names
+from catalogue.model import (
+    Catalogue,
+    CatalogueEntry,
+    CatalogueError,
+    load_catalogue,
+    parse_catalogue,
+)
 from catalogue.removals import removal_cue
-from catalogue.model import Catalogue, CatalogueEntry, CatalogueError, load_catalogue, parse_catalogue
 
 __all__ = [
     "Catalogue",
@@ -14,6 +20,6 @@ __all__ = [
     "find_mentions",
     "load_catalogue",
     "names",
-    "removal_cue",
     "parse_catalogue",
+    "removal_cue",
 ]

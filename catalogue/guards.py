@@ -21,7 +21,9 @@ WINDOW = 24
 SENTENCE_START = re.compile(r"(?:\A|[.!?;]\s+|\n\s*|[-–—>]\s*)[\"'(\[*-]*\s*\Z")
 # "post it in teams", "create it on linear": a product's usual preposition right before it.
 SEPARATOR = re.compile(r"[\s-]+")
-PRODUCT_PREPOSITION = re.compile(r"(?<!\w)(?:in|on|to|into|onto|via|through|from|using|inside)\s+\Z", re.IGNORECASE)
+PRODUCT_PREPOSITION = re.compile(
+    r"(?<!\w)(?:in|on|to|into|onto|via|through|from|using|inside)\s+\Z", re.IGNORECASE
+)
 
 # What follows a summary verb when the user wants a recap of the conversation itself.
 RECAP_OBJECT = re.compile(
@@ -43,11 +45,15 @@ def covered(text: str, hit: Hit, phrases: tuple[str, ...]) -> bool:
     """Whether one of the phrases spans the hit (looked for in a window around it)."""
     pattern = compiled(phrases)
     lo, hi = max(0, hit.start - 2 * WINDOW), min(len(text), hit.end + 2 * WINDOW)
-    return pattern is not None and any(m.start() <= hit.start and hit.end <= m.end() for m in pattern.finditer(text, lo, hi))
+    return pattern is not None and any(
+        m.start() <= hit.start and hit.end <= m.end() for m in pattern.finditer(text, lo, hi)
+    )
 
 
 def _capitalised_mid_sentence(text: str, hit: Hit) -> bool:
-    return text[hit.start].isupper() and not SENTENCE_START.search(text, max(0, hit.start - WINDOW), hit.start)
+    return text[hit.start].isupper() and not SENTENCE_START.search(
+        text, max(0, hit.start - WINDOW), hit.start
+    )
 
 
 def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
@@ -70,10 +76,15 @@ def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
 
 def summary_is_a_step(text: str, hit: Hit) -> bool:
     """A summary the workflow produces, not a recap the user asks the assistant for."""
-    if RECAP_OBJECT.match(text, hit.end) or AS_SUMMARIZED.search(text, max(0, hit.start - WINDOW), hit.start):
+    if RECAP_OBJECT.match(text, hit.end) or AS_SUMMARIZED.search(
+        text, max(0, hit.start - WINDOW), hit.start
+    ):
         return False
     phrase = text[hit.start : hit.end].lower()
-    return not (phrase == "digest" and DIGEST_AS_THINKING.search(text, max(0, hit.start - WINDOW), hit.start))
+    return not (
+        phrase == "digest"
+        and DIGEST_AS_THINKING.search(text, max(0, hit.start - WINDOW), hit.start)
+    )
 
 
 def summary_noun_hits(text: str) -> list[Hit]:
@@ -84,7 +95,9 @@ def summary_noun_hits(text: str) -> list[Hit]:
 # How often someone pays is a billing term, not when the workflow runs: "customers pay
 # annually, some monthly", "a monthly plan". Only the bare adverbs read this way.
 BARE_FREQUENCY = re.compile(r"(?:annually|yearly|quarterly|monthly|weekly|daily)\Z", re.IGNORECASE)
-BILLING = words(r"pa(?:y|ys|id|ying)|bill(?:s|ed|ing)?|charg(?:e|es|ed|ing)|renew(?:s|ed|al)?|subscri(?:be|bes|bed|ption)s?|plans?")
+BILLING = words(
+    r"pa(?:y|ys|id|ying)|bill(?:s|ed|ing)?|charg(?:e|es|ed|ing)|renew(?:s|ed|al)?|subscri(?:be|bes|bed|ption)s?|plans?"
+)
 # "the rule is the same every day": always, not a schedule.
 CONSTANCY = words(r"(?:the\s+)?same\s+every\s+(?:day|time|week|month)")
 
@@ -96,7 +109,10 @@ def schedule_is_a_schedule(text: str, hit: Hit) -> bool:
     sentence = found[0] if found else ""
     if BARE_FREQUENCY.match(text[hit.start : hit.end]) and BILLING.search(sentence):
         return False
-    return not any(m.start() <= hit.start - opening and hit.end - opening <= m.end() for m in CONSTANCY.finditer(sentence))
+    return not any(
+        m.start() <= hit.start - opening and hit.end - opening <= m.end()
+        for m in CONSTANCY.finditer(sentence)
+    )
 
 
 GUARDS: dict[str, Callable[[str, Hit], bool]] = {

@@ -21,7 +21,10 @@ GAP = r"(?:[\w'’-]+\s+){0,3}?"
 
 def _word(token: str) -> str:
     """One token of a phrase as a regex: its options, each maybe inflected."""
-    options = [re.escape(option.rstrip("~")) + (INFLECTION if option.endswith("~") else "") for option in token.split("|")]
+    options = [
+        re.escape(option.rstrip("~")) + (INFLECTION if option.endswith("~") else "")
+        for option in token.split("|")
+    ]
     return f"(?:{'|'.join(options)})"
 
 
@@ -48,7 +51,9 @@ def _hits(text: str, catalogue: Catalogue, field: str) -> list[Hit]:
     found: list[Hit] = []
     for entry in catalogue.entries:
         pattern = compiled(getattr(entry, field))
-        found += [Hit(m.start(), m.end(), entry.id) for m in pattern.finditer(text)] if pattern else []
+        found += (
+            [Hit(m.start(), m.end(), entry.id) for m in pattern.finditer(text)] if pattern else []
+        )
     return found
 
 

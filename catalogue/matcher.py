@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from catalogue.guards import covered, allowed, product_sense, summary_noun_hits
+from catalogue.guards import allowed, covered, product_sense, summary_noun_hits
 from catalogue.lexicon import phrase_hits, ref_hits
 from catalogue.model import Catalogue
 from catalogue.phrases import REF, Hit, alias_hits, without_overlaps
@@ -20,7 +20,10 @@ from catalogue.schedule import schedule_hits
 
 # Items whose references are patterns rather than fixed phrases; used only when the
 # catalogue has the id.
-FINDERS: dict[str, Callable[[str], list[Hit]]] = {"scheduler": schedule_hits, "text_summarizer": summary_noun_hits}
+FINDERS: dict[str, Callable[[str], list[Hit]]] = {
+    "scheduler": schedule_hits,
+    "text_summarizer": summary_noun_hits,
+}
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,10 @@ class MatchResult:
 
 
 # "use Teams instead", "back to Slack", "switch to Discord": the new item replaces another.
-SWAP = re.compile(r"(?<!\w)(?:instead(?!\s+of)|back\s+to|switch(?:ing)?\s+to|mov(?:e|ing)\s+(?:it\s+|this\s+|them\s+)?(?:over\s+)?to)(?!\w)", re.IGNORECASE)
+SWAP = re.compile(
+    r"(?<!\w)(?:instead(?!\s+of)|back\s+to|switch(?:ing)?\s+to|mov(?:e|ing)\s+(?:it\s+|this\s+|them\s+)?(?:over\s+)?to)(?!\w)",
+    re.IGNORECASE,
+)
 
 
 def hits(text: str, catalogue: Catalogue) -> list[Hit]:
@@ -48,12 +54,22 @@ def hits(text: str, catalogue: Catalogue) -> list[Hit]:
     Names (aliases in their product sense, and pattern finders) come first; a paraphrase
     counts only where no name stands, so "our Slack API" is Slack, not an HTTP request.
     """
-    found = [hit for hit in alias_hits(text, catalogue) if product_sense(text, hit, catalogue.get(hit.id))]
+    found = [
+        hit
+        for hit in alias_hits(text, catalogue)
+        if product_sense(text, hit, catalogue.get(hit.id))
+    ]
     for id_, finder in FINDERS.items():
         found += finder(text) if catalogue.get(id_) is not None else []
     named = without_overlaps([hit for hit in found if allowed(text, hit)])
-    paraphrased = without_overlaps([hit for hit in phrase_hits(text, catalogue) if allowed(text, hit)])
-    free = [hit for hit in paraphrased if not any(hit.start < n.end and n.start < hit.end for n in named)]
+    paraphrased = without_overlaps(
+        [hit for hit in phrase_hits(text, catalogue) if allowed(text, hit)]
+    )
+    free = [
+        hit
+        for hit in paraphrased
+        if not any(hit.start < n.end and n.start < hit.end for n in named)
+    ]
     return sorted(named + free)
 
 
@@ -81,7 +97,9 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     )
 
 
-def back_references(text: str, found: list[Hit], catalogue: Catalogue) -> dict[Hit, tuple[str, ...]]:
+def back_references(
+    text: str, found: list[Hit], catalogue: Catalogue
+) -> dict[Hit, tuple[str, ...]]:
     """Generic nouns that may point back at noted items, where no item is named."""
     groups: dict[tuple[int, int], list[str]] = {}
     for ref in ref_hits(text, catalogue):
@@ -91,12 +109,12 @@ def back_references(text: str, found: list[Hit], catalogue: Catalogue) -> dict[H
     return {Hit(h.start, h.end, REF): tuple(groups[(h.start, h.end)]) for h in spans}
 
 
-def evidence(id: str, text: str, catalogue: Catalogue) -> str | None:  # noqa: A002 - the catalogue's term
+def evidence(id: str, text: str, catalogue: Catalogue) -> str | None:
     """The user's words that name `id` (mention or removal alike), or None if nothing does."""
     return next((text[hit.start : hit.end] for hit in hits(text, catalogue) if hit.id == id), None)
 
 
-def names(id: str, quote: str, catalogue: Catalogue) -> bool:  # noqa: A002 - the catalogue's term
+def names(id: str, quote: str, catalogue: Catalogue) -> bool:
     """Whether the quote names the item by an alias or a lexicon phrase (idioms excepted).
 
     Looser than `hits`: a model's judgment may settle what the sense rules left ambiguous.

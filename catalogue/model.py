@@ -14,7 +14,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from catalogue.schema_rules import check_config_schema
 
@@ -98,7 +105,7 @@ class Catalogue(BaseModel):
         self._by_id = {entry.id: entry for entry in self.entries}
         return self
 
-    def get(self, id: str) -> CatalogueEntry | None:  # noqa: A002 - mirrors dict.get
+    def get(self, id: str) -> CatalogueEntry | None:
         return self._by_id.get(id)
 
     @property
@@ -129,7 +136,9 @@ def _unique_aliases(entries: tuple[CatalogueEntry, ...]) -> None:
         for alias in entry.aliases:
             key = alias.casefold()
             if owner.get(key, entry.id) != entry.id:
-                raise CatalogueError(f"catalogue entry {entry.id!r}: alias {alias!r} already names {owner[key]!r}")
+                raise CatalogueError(
+                    f"catalogue entry {entry.id!r}: alias {alias!r} already names {owner[key]!r}"
+                )
             owner[key] = entry.id
 
 

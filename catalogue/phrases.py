@@ -48,7 +48,9 @@ def alias_regex(alias: str) -> str:
 
 
 @lru_cache(maxsize=16)
-def _compiled(key: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+def _compiled(
+    key: tuple[tuple[str, tuple[str, ...]], ...],
+) -> tuple[tuple[str, re.Pattern[str]], ...]:
     # Longest alias first so the fuller phrase is preferred where both fit.
     return tuple(
         (id_, words("|".join(alias_regex(a) for a in sorted(aliases, key=len, reverse=True))))
@@ -59,7 +61,11 @@ def _compiled(key: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[tuple[str, 
 def alias_hits(text: str, catalogue: Catalogue) -> list[Hit]:
     """Every alias occurrence of every entry, overlaps included."""
     key = tuple((entry.id, entry.aliases) for entry in catalogue.entries)
-    return [Hit(m.start(), m.end(), id_) for id_, pattern in _compiled(key) for m in pattern.finditer(text)]
+    return [
+        Hit(m.start(), m.end(), id_)
+        for id_, pattern in _compiled(key)
+        for m in pattern.finditer(text)
+    ]
 
 
 def without_overlaps(hits: list[Hit]) -> list[Hit]:

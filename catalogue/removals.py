@@ -9,21 +9,58 @@ about something else ("No attachments larger than 10 MB") never reaches an item.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from catalogue.phrases import REF, Hit, sentence_start, words
 
 _LEADING = (
-    r"drop(?:ping)?", r"remove", r"delete", r"ditch", r"forget", r"skip", r"exclude", r"leave\s+out",
-    r"scrap", r"nix", r"lose", r"cut\s+out", r"take\s+out", r"(?:won['’]?t|will\s+not|wouldn['’]?t|shan['’]?t)\s+need",
-    r"(?:i\s+)?doubt\s+(?:we|you|i)\s+(?:really\s+|even\s+)?need", r"not\s+(?:going\s+to|gonna)\s+(?:need|use)",
-    r"(?:can|could)\s+(?:do|live)\s+without", r"mov(?:e|ed|ing)\s+off", r"got\s+rid\s+of", r"stopp?(?:ed)?\s+using",
-    r"switched\s+(?:away\s+)?from", r"moved\s+away\s+from", r"migrated\s+(?:away\s+)?(?:from|off)", r"retir(?:e|ing)",
-    r"phas(?:e|ing)\s+out", r"clos(?:e|ing)(?:\s+down)?", r"shut(?:ting)?\s+down", r"sunset(?:ting)?",
-    r"get\s+rid\s+of", r"replace", r"swap(?:\s+out)?", r"stop\s+using", r"without", r"instead\s+of",
-    r"rather\s+than", r"no\s+longer", r"no\s+need\s+for", r"no\s+more", r"don['’]?t", r"do\s+not", r"never",
-    r"switch(?:ing)?\s+(?:away\s+)?from", r"mov(?:e|ing)\s+away\s+from", r"migrat(?:e|ing)\s+(?:away\s+)?(?:from|off)",
-    r"not", r"no",
+    r"drop(?:ping)?",
+    r"remove",
+    r"delete",
+    r"ditch",
+    r"forget",
+    r"skip",
+    r"exclude",
+    r"leave\s+out",
+    r"scrap",
+    r"nix",
+    r"lose",
+    r"cut\s+out",
+    r"take\s+out",
+    r"(?:won['’]?t|will\s+not|wouldn['’]?t|shan['’]?t)\s+need",
+    r"(?:i\s+)?doubt\s+(?:we|you|i)\s+(?:really\s+|even\s+)?need",
+    r"not\s+(?:going\s+to|gonna)\s+(?:need|use)",
+    r"(?:can|could)\s+(?:do|live)\s+without",
+    r"mov(?:e|ed|ing)\s+off",
+    r"got\s+rid\s+of",
+    r"stopp?(?:ed)?\s+using",
+    r"switched\s+(?:away\s+)?from",
+    r"moved\s+away\s+from",
+    r"migrated\s+(?:away\s+)?(?:from|off)",
+    r"retir(?:e|ing)",
+    r"phas(?:e|ing)\s+out",
+    r"clos(?:e|ing)(?:\s+down)?",
+    r"shut(?:ting)?\s+down",
+    r"sunset(?:ting)?",
+    r"get\s+rid\s+of",
+    r"replace",
+    r"swap(?:\s+out)?",
+    r"stop\s+using",
+    r"without",
+    r"instead\s+of",
+    r"rather\s+than",
+    r"no\s+longer",
+    r"no\s+need\s+for",
+    r"no\s+more",
+    r"don['’]?t",
+    r"do\s+not",
+    r"never",
+    r"switch(?:ing)?\s+(?:away\s+)?from",
+    r"mov(?:e|ing)\s+away\s+from",
+    r"migrat(?:e|ing)\s+(?:away\s+)?(?:from|off)",
+    r"not",
+    r"no",
 )
 # Longest first, so "no longer" is not read as "no" followed by the word "longer".
 LEADING = words("|".join(sorted(_LEADING, key=len, reverse=True)))
@@ -48,7 +85,10 @@ ANAPHORA = words(
     r"|(?:leave|take|keep|cut)\s+(?:it|that|this|them)\s+out"
 )
 # ... unless it is a condition or a placement: "skip it if it is spam", "drop it into the folder".
-NOT_ANAPHORA = re.compile(r"\s+(?:if|when|unless|for|in|into|to|on|onto|from|after|before|with|until)(?!\w)", re.IGNORECASE)
+NOT_ANAPHORA = re.compile(
+    r"\s+(?:if|when|unless|for|in|into|to|on|onto|from|after|before|with|until)(?!\w)",
+    re.IGNORECASE,
+)
 CONDITIONAL = re.compile(r"\s*(?:if|when|whenever|unless|in\s+case|should)(?!\w)", re.IGNORECASE)
 # "we used to track this in Jira", "our old setup was Zapier + Trello": history, not the plan.
 HISTORY = words(
@@ -56,7 +96,9 @@ HISTORY = words(
     r"|(?:our|the)\s+(?:old|previous|former|legacy)\s+(?:setup|system|tool|tools|process|way|workflow|stack|solution|provider|vendor|app|crm|thing)"
 )
 # A history reaches to the end of its clause.
-CLAUSE_END = re.compile(r"[.;!?,\n]|(?<!\w)(?:but|now|these\s+days|instead|so|then|however)(?!\w)", re.IGNORECASE)
+CLAUSE_END = re.compile(
+    r"[.;!?,\n]|(?<!\w)(?:but|now|these\s+days|instead|so|then|however)(?!\w)", re.IGNORECASE
+)
 # "don't drop Slack", "why not Slack?": the removal itself is negated or only suggested.
 CANCELLED = re.compile(
     r"(?<!\w)(?:don['’]?t|do\s+not|never|not|won['’]?t|shouldn['’]?t|can['’]?t|cannot|why|if)\s+\Z",
@@ -102,8 +144,15 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
         if not CANCELLED.search(text, max(0, match.start() - WINDOW), match.start()):
             removed |= _after(text, match, hits, starts)
     for match in TRAILING.finditer(text):
-        removed |= _before(text, match.start(), hits, ends, plural=match.group(0)[:3].lower() == "are")
-    return removed | _circumfix(text, hits, starts) | _anaphora(text, hits) | historical_indices(text, hits)
+        removed |= _before(
+            text, match.start(), hits, ends, plural=match.group(0)[:3].lower() == "are"
+        )
+    return (
+        removed
+        | _circumfix(text, hits, starts)
+        | _anaphora(text, hits)
+        | historical_indices(text, hits)
+    )
 
 
 def _circumfix(text: str, hits: list[Hit], starts: dict[int, int]) -> set[int]:
@@ -120,19 +169,22 @@ def _circumfix(text: str, hits: list[Hit], starts: dict[int, int]) -> set[int]:
 
 
 def _anaphora(text: str, hits: list[Hit]) -> set[int]:
-    """"skip it" after an item in the same sentence removes that item.
+    """ "skip it" after an item in the same sentence removes that item.
 
     Not in a conditional ("if a feed is down, skip it"): that is what the workflow does.
     """
     removed: set[int] = set()
     for match in ANAPHORA.finditer(text):
-        if NOT_ANAPHORA.match(text, match.end()) or CANCELLED.search(text, max(0, match.start() - WINDOW), match.start()):
+        if NOT_ANAPHORA.match(text, match.end()) or CANCELLED.search(
+            text, max(0, match.start() - WINDOW), match.start()
+        ):
             continue
         opening = sentence_start(text, match.start())
         if CONDITIONAL.match(text, opening):
             continue
         before = [
-            i for i, hit in enumerate(hits)
+            i
+            for i, hit in enumerate(hits)
             if opening <= hit.start and hit.end <= match.start() and hit.id != REF
         ]
         removed |= {before[-1]} if before else set()
@@ -168,14 +220,19 @@ def _closed_list(text: str, taken: list[int], hits: list[Hit]) -> list[int]:
 
     "drop Slack, Trello and Asana" names its last item with and/or/nor, so all three go.
     """
-    gaps = [text[hits[a].end : hits[b].start] for a, b in zip(taken, taken[1:])]
+    gaps = [text[hits[a].end : hits[b].start] for a, b in itertools.pairwise(taken)]
     if not gaps or any(JOINER.search(gap) for gap in gaps):
         return taken
     return taken[:1]
 
 
 def _next(
-    text: str, pos: int, hits: list[Hit], starts: dict[int, int], listing: bool, lead_in: bool = True
+    text: str,
+    pos: int,
+    hits: list[Hit],
+    starts: dict[int, int],
+    listing: bool,
+    lead_in: bool = True,
 ) -> tuple[int | None, int] | None:
     """One step forward: (hit index, end) for an item, (None, end) for a filler, None to stop."""
     pos = SPACE.match(text, pos).end()
@@ -200,7 +257,9 @@ def _before(text: str, pos: int, hits: list[Hit], ends: dict[int, int], plural: 
                 break
             continue
         window = max(0, pos - WINDOW)
-        gap = FILLER_BEFORE.search(text, window, pos) or (SEPARATOR_BEFORE.search(text, window, pos) if taken else None)
+        gap = FILLER_BEFORE.search(text, window, pos) or (
+            SEPARATOR_BEFORE.search(text, window, pos) if taken else None
+        )
         if not gap or gap.start() == pos:
             break
         pos = gap.start()

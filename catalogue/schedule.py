@@ -18,7 +18,9 @@ from catalogue.phrases import SENTENCE, Hit, words
 
 WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 DAYPART = r"(?:morning|afternoon|evening|night)"
-PERIOD = rf"(?:{WEEKDAY}|{DAYPART}|day|weekday|weekend|week|month|quarter|year|hour|minute|half\s+hour)"
+PERIOD = (
+    rf"(?:{WEEKDAY}|{DAYPART}|day|weekday|weekend|week|month|quarter|year|hour|minute|half\s+hour)"
+)
 COUNT = r"(?:\d+|a\s+few|few|couple\s+of|two|three|four|five|six|ten|twelve|fifteen|twenty|thirty|forty-five)"
 UNIT = r"(?:minute|hour|day|week|month)s"
 CLOCK_12 = r"\d{1,2}(?::[0-5]\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)"
@@ -52,7 +54,9 @@ def _is_cron(expression: str) -> bool:
 # recurrent calls parsedatetime in a style it deprecates; the behaviour is what we rely on.
 warnings.filterwarnings("ignore", message="Flag style will be deprecated", module="parsedatetime")
 # Sentences for the parser, and where in one its time is said.
-TIME_WORD = words(rf"{WEEKDAY}s?|weekdays?|weekends?|day|night|morning|evening|week|month|quarter|year|hour|minute|noon|midnight|\d{{1,2}}(?::\d\d)?\s*(?:am|pm)?")
+TIME_WORD = words(
+    rf"{WEEKDAY}s?|weekdays?|weekends?|day|night|morning|evening|week|month|quarter|year|hour|minute|noon|midnight|\d{{1,2}}(?::\d\d)?\s*(?:am|pm)?"
+)
 # An event trigger, not a clock: "every time a new order comes in", "whenever".
 EVENT = words(r"(?:every|each)\s+time|whenever|as\s+soon\s+as")
 
@@ -62,7 +66,7 @@ def is_recurrence(sentence: str) -> bool:
     """The parser reads a recurrence rule (not just a date) in the sentence."""
     try:
         rule = RecurringEvent().parse(sentence)
-    except Exception:  # noqa: BLE001 - a parser failure is no schedule, never a crash
+    except Exception:
         return False
     return isinstance(rule, str) and rule.startswith("RRULE:")
 
@@ -71,7 +75,9 @@ def parsed_hits(text: str, taken: list[Hit]) -> list[Hit]:
     """Scheduler hits the parser finds in sentences the patterns found nothing in."""
     found = []
     for sentence in SENTENCE.finditer(text):
-        if any(sentence.start() <= hit.start < sentence.end() for hit in taken) or EVENT.search(sentence[0]):
+        if any(sentence.start() <= hit.start < sentence.end() for hit in taken) or EVENT.search(
+            sentence[0]
+        ):
             continue
         where = TIME_WORD.search(text, sentence.start(), sentence.end())
         if where and is_recurrence(sentence[0].strip()):
@@ -82,5 +88,9 @@ def parsed_hits(text: str, taken: list[Hit]) -> list[Hit]:
 def schedule_hits(text: str) -> list[Hit]:
     """Scheduler hits for every explicit recurring time in the text."""
     found = [Hit(m.start(), m.end(), "scheduler") for m in SCHEDULE.finditer(text)]
-    found += [Hit(m.start(), m.end(), "scheduler") for m in CRON_EXPRESSION.finditer(text) if _is_cron(m[0])]
+    found += [
+        Hit(m.start(), m.end(), "scheduler")
+        for m in CRON_EXPRESSION.finditer(text)
+        if _is_cron(m[0])
+    ]
     return found + parsed_hits(text, found)

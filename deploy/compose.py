@@ -19,7 +19,9 @@ def render_compose() -> str:
     """The whole docker-compose.yml."""
     text = TEMPLATE.read_text()
     text = text.replace("@@COMMON_ENV@@", _env_lines(COMMON_ENV, indent=2))
-    text = text.replace("@@CREATE_TOPICS_SCRIPT@@", textwrap.indent(CREATE_TOPICS_SCRIPT.rstrip("\n"), " " * 8))
+    text = text.replace(
+        "@@CREATE_TOPICS_SCRIPT@@", textwrap.indent(CREATE_TOPICS_SCRIPT.rstrip("\n"), " " * 8)
+    )
     return text.replace("@@SERVICES@@", "\n".join(_service_block(w) for w in workloads()))
 
 
@@ -31,7 +33,11 @@ def _env_lines(env: dict[str, str], indent: int) -> str:
 def _service_block(workload: Workload) -> str:
     """One service: the shared anchor, its command, and the gateway's extras."""
     anchor = "*model-service" if workload.uses_model else "*service"
-    lines = [f"  {workload.name}:", f"    <<: {anchor}", f"    command: {json.dumps(list(workload.args))}"]
+    lines = [
+        f"  {workload.name}:",
+        f"    <<: {anchor}",
+        f"    command: {json.dumps(list(workload.args))}",
+    ]
     if workload.component == "gateway":
         lines += _gateway_extras()
     return "\n".join(lines) + "\n"

@@ -37,20 +37,62 @@ def rate(metric: str, by: str, selector: str = "") -> str:
 
 def traffic() -> list[Panel]:
     return [
-        Panel("Turns accepted and sessions started /s", (
-            (f"sum(rate(planwire_turns_total[{RATE}]))", "turns"),
-            (f"sum(rate(planwire_sessions_created_total[{RATE}]))", "sessions started"),
-        ), "ops"),
-        Panel("Events handled /s", ((rate("planwire_events_handled_total", "service, event"), "{{service}} {{event}}"),), "ops"),
-        Panel("Kafka messages consumed /s", ((rate("faststream_received_messages_total", "app_name, handler"), "{{app_name}} <- {{handler}}"),), "ops"),
-        Panel("Kafka messages published /s", ((rate("faststream_published_messages_total", "app_name, destination"), "{{app_name}} -> {{destination}}"),), "ops"),
+        Panel(
+            "Turns accepted and sessions started /s",
+            (
+                (f"sum(rate(planwire_turns_total[{RATE}]))", "turns"),
+                (f"sum(rate(planwire_sessions_created_total[{RATE}]))", "sessions started"),
+            ),
+            "ops",
+        ),
+        Panel(
+            "Events handled /s",
+            ((rate("planwire_events_handled_total", "service, event"), "{{service}} {{event}}"),),
+            "ops",
+        ),
+        Panel(
+            "Kafka messages consumed /s",
+            (
+                (
+                    rate("faststream_received_messages_total", "app_name, handler"),
+                    "{{app_name}} <- {{handler}}",
+                ),
+            ),
+            "ops",
+        ),
+        Panel(
+            "Kafka messages published /s",
+            (
+                (
+                    rate("faststream_published_messages_total", "app_name, destination"),
+                    "{{app_name}} -> {{destination}}",
+                ),
+            ),
+            "ops",
+        ),
     ]
 
 
 def latency() -> list[Panel]:
     return [
-        Panel("Handler p95 per service and topic", ((p95("faststream_received_processed_messages_duration_seconds", "app_name, handler"), "{{app_name}} {{handler}}"),), "s"),
-        Panel("Model latency p95 per role", ((p95("planwire_model_latency_seconds", "role"), "{{role}}"),), "s"),
+        Panel(
+            "Handler p95 per service and topic",
+            (
+                (
+                    p95(
+                        "faststream_received_processed_messages_duration_seconds",
+                        "app_name, handler",
+                    ),
+                    "{{app_name}} {{handler}}",
+                ),
+            ),
+            "s",
+        ),
+        Panel(
+            "Model latency p95 per role",
+            ((p95("planwire_model_latency_seconds", "role"), "{{role}}"),),
+            "s",
+        ),
         step_duration(),
     ]
 
@@ -58,62 +100,154 @@ def latency() -> list[Panel]:
 def step_duration() -> Panel:
     """The dispatcher's request-to-completion time; until it exists, the runner's own time."""
     if is_defined("planwire_dispatch_step_seconds"):
-        return Panel("Dispatch step duration p95 per runner", ((p95("planwire_dispatch_step_seconds", "runner"), "{{runner}}"),), "s")
-    query = p95("faststream_received_processed_messages_duration_seconds", "handler", '{app_name="specialist"}')
-    return Panel("Step run time p95 per runner topic", ((query, "{{handler}}"),), "s", "Time a specialist spends on one step.")
+        return Panel(
+            "Dispatch step duration p95 per runner",
+            ((p95("planwire_dispatch_step_seconds", "runner"), "{{runner}}"),),
+            "s",
+        )
+    query = p95(
+        "faststream_received_processed_messages_duration_seconds",
+        "handler",
+        '{app_name="specialist"}',
+    )
+    return Panel(
+        "Step run time p95 per runner topic",
+        ((query, "{{handler}}"),),
+        "s",
+        "Time a specialist spends on one step.",
+    )
 
 
 def model_health() -> list[Panel]:
     calls = 'planwire_model_calls_total{outcome!="heuristic"}'
     return [
-        Panel("Model calls by outcome /s", ((rate("planwire_model_calls_total", "role, outcome"), "{{role}} {{outcome}}"),), "ops"),
-        Panel("Model fallback rate", (
-            (f"sum by (role) (rate(planwire_model_fallbacks_total[{RATE}])) / sum by (role) (rate({calls}[{RATE}]))", "{{role}}"),
-        ), "percentunit", "Share of language-model calls that gave up and used the rules."),
-        Panel("Model tokens /s", ((rate("planwire_model_tokens_total", "role, kind"), "{{role}} {{kind}}"),), "short"),
-        Panel("Model attempt failures, retries and repairs /s", (
-            (rate("planwire_model_attempt_failures_total", "role, reason"), "{{role}} failed: {{reason}}"),
-            (rate("planwire_model_retries_total", "role"), "{{role}} retry"),
-            (rate("planwire_model_repairs_total", "role, result"), "{{role}} repair {{result}}"),
-        ), "ops"),
+        Panel(
+            "Model calls by outcome /s",
+            ((rate("planwire_model_calls_total", "role, outcome"), "{{role}} {{outcome}}"),),
+            "ops",
+        ),
+        Panel(
+            "Model fallback rate",
+            (
+                (
+                    f"sum by (role) (rate(planwire_model_fallbacks_total[{RATE}])) / sum by (role) (rate({calls}[{RATE}]))",
+                    "{{role}}",
+                ),
+            ),
+            "percentunit",
+            "Share of language-model calls that gave up and used the rules.",
+        ),
+        Panel(
+            "Model tokens /s",
+            ((rate("planwire_model_tokens_total", "role, kind"), "{{role}} {{kind}}"),),
+            "short",
+        ),
+        Panel(
+            "Model attempt failures, retries and repairs /s",
+            (
+                (
+                    rate("planwire_model_attempt_failures_total", "role, reason"),
+                    "{{role}} failed: {{reason}}",
+                ),
+                (rate("planwire_model_retries_total", "role"), "{{role}} retry"),
+                (
+                    rate("planwire_model_repairs_total", "role, result"),
+                    "{{role}} repair {{result}}",
+                ),
+            ),
+            "ops",
+        ),
     ]
 
 
 def corrections() -> list[Panel]:
     return [
-        Panel("Code overrides of the model /s", ((rate("planwire_overrides_total", "service, rule"), "{{service}} {{rule}}"),), "ops"),
-        Panel("Plan repairs /s", ((rate("planwire_plan_repairs_total", "rule"), "{{rule}}"),), "ops"),
-        Panel("Model fallbacks /s", ((rate("planwire_model_fallbacks_total", "role"), "{{role}}"),), "ops"),
+        Panel(
+            "Code overrides of the model /s",
+            ((rate("planwire_overrides_total", "service, rule"), "{{service}} {{rule}}"),),
+            "ops",
+        ),
+        Panel(
+            "Plan repairs /s", ((rate("planwire_plan_repairs_total", "rule"), "{{rule}}"),), "ops"
+        ),
+        Panel(
+            "Model fallbacks /s",
+            ((rate("planwire_model_fallbacks_total", "role"), "{{role}}"),),
+            "ops",
+        ),
     ]
 
 
 def dispatch() -> list[Panel]:
     return [
         steps_by_status(),
-        Panel("Sessions by phase", (("max by (phase) (planwire_sessions_by_phase)", "{{phase}}"),), "short"),
-        Panel("Step re-requests and finished runs /s", (
-            (rate("planwire_step_retries_total", "runner, cause"), "re-request {{runner}} ({{cause}})"),
-            (rate("planwire_runs_finished_total", "outcome"), "run {{outcome}}"),
-        ), "ops"),
+        Panel(
+            "Sessions by phase",
+            (("max by (phase) (planwire_sessions_by_phase)", "{{phase}}"),),
+            "short",
+        ),
+        Panel(
+            "Step re-requests and finished runs /s",
+            (
+                (
+                    rate("planwire_step_retries_total", "runner, cause"),
+                    "re-request {{runner}} ({{cause}})",
+                ),
+                (rate("planwire_runs_finished_total", "outcome"), "run {{outcome}}"),
+            ),
+            "ops",
+        ),
     ]
 
 
 def steps_by_status() -> Panel:
     """The dispatcher's view of steps; until it exists, the runners' own outcomes."""
     if is_defined("planwire_steps_total"):
-        return Panel("Steps by status /s", ((rate("planwire_steps_total", "runner, status"), "{{runner}} {{status}}"),), "ops")
-    return Panel("Steps run by outcome /s", ((rate("planwire_steps_run_total", "runner, outcome"), "{{runner}} {{outcome}}"),), "ops")
+        return Panel(
+            "Steps by status /s",
+            ((rate("planwire_steps_total", "runner, status"), "{{runner}} {{status}}"),),
+            "ops",
+        )
+    return Panel(
+        "Steps run by outcome /s",
+        ((rate("planwire_steps_run_total", "runner, outcome"), "{{runner}} {{outcome}}"),),
+        "ops",
+    )
 
 
 def reliability() -> list[Panel]:
     return [
-        Panel("Dead-lettered messages /s", ((rate("planwire_dlq_messages_total", "topic, reason"), "{{topic}} ({{reason}})"),), "ops"),
-        Panel("Handler retries and skipped duplicates /s", (
-            (rate("planwire_handler_retries_total", "topic"), "retry {{topic}}"),
-            (rate("planwire_duplicate_messages_total", "topic"), "duplicate {{topic}}"),
-        ), "ops"),
-        Panel("Handler exceptions /s", ((rate("faststream_received_processed_messages_exceptions_total", "app_name, exception_type"), "{{app_name}} {{exception_type}}"),), "ops"),
-        Panel("Targets up per component", (('sum by (component) (up{component!=""})', "{{component}}"),), "short"),
+        Panel(
+            "Dead-lettered messages /s",
+            ((rate("planwire_dlq_messages_total", "topic, reason"), "{{topic}} ({{reason}})"),),
+            "ops",
+        ),
+        Panel(
+            "Handler retries and skipped duplicates /s",
+            (
+                (rate("planwire_handler_retries_total", "topic"), "retry {{topic}}"),
+                (rate("planwire_duplicate_messages_total", "topic"), "duplicate {{topic}}"),
+            ),
+            "ops",
+        ),
+        Panel(
+            "Handler exceptions /s",
+            (
+                (
+                    rate(
+                        "faststream_received_processed_messages_exceptions_total",
+                        "app_name, exception_type",
+                    ),
+                    "{{app_name}} {{exception_type}}",
+                ),
+            ),
+            "ops",
+        ),
+        Panel(
+            "Targets up per component",
+            (('sum by (component) (up{component!=""})', "{{component}}"),),
+            "short",
+        ),
     ]
 
 
@@ -131,7 +265,15 @@ def render_dashboard() -> str:
     """The dashboard JSON (stable key order, so re-rendering is byte-identical)."""
     panels, y = [], 0
     for title, build in ROWS:
-        panels.append({"type": "row", "title": title, "collapsed": False, "gridPos": {"h": 1, "w": 24, "x": 0, "y": y}, "panels": []})
+        panels.append(
+            {
+                "type": "row",
+                "title": title,
+                "collapsed": False,
+                "gridPos": {"h": 1, "w": 24, "x": 0, "y": y},
+                "panels": [],
+            }
+        )
         y += 1
         row = build()
         for i, panel in enumerate(row):
@@ -154,13 +296,22 @@ def _panel(panel: Panel, x: int, y: int) -> dict:
         "datasource": DATASOURCE,
         "gridPos": {"h": 8, "w": 8, "x": x, "y": y},
         "fieldConfig": {"defaults": {"unit": panel.unit}, "overrides": []},
-        "options": {"legend": {"displayMode": "list", "placement": "bottom"}, "tooltip": {"mode": "multi"}},
+        "options": {
+            "legend": {"displayMode": "list", "placement": "bottom"},
+            "tooltip": {"mode": "multi"},
+        },
         "targets": targets,
     }
 
 
 def _dashboard(panels: list[dict]) -> dict:
-    datasource = {"name": "datasource", "label": "Prometheus", "type": "datasource", "query": "prometheus", "current": {}}
+    datasource = {
+        "name": "datasource",
+        "label": "Prometheus",
+        "type": "datasource",
+        "query": "prometheus",
+        "current": {},
+    }
     return {
         "uid": "planwire-overview",
         "title": "planwire",

@@ -12,7 +12,15 @@ from pathlib import Path
 
 import yaml
 
-from deploy.inventory import COMMON_ENV, CREATE_TOPICS_SCRIPT, HTTP_PORT, IMAGE, Workload, topics_text, workloads
+from deploy.inventory import (
+    COMMON_ENV,
+    CREATE_TOPICS_SCRIPT,
+    HTTP_PORT,
+    IMAGE,
+    Workload,
+    topics_text,
+    workloads,
+)
 from deploy.k8s_pod import container, labels, pod_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,14 +43,18 @@ def image() -> str:
 def render_k8s(alerts_yaml: str) -> dict[Path, str]:
     """Every file of k8s/base, relative to it."""
     files = {
-        Path("namespace.yaml"): _dump([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}]),
+        Path("namespace.yaml"): _dump(
+            [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}]
+        ),
         Path("config.yaml"): _dump([config_map()]),
         Path("topics.yaml"): _dump(topics_manifests()),
         Path("monitoring.yaml"): _dump([pod_monitor(), prometheus_rule(alerts_yaml)]),
     }
     for w in workloads():
         folder = "specialists" if w.runner else "services"
-        files[Path(folder) / f"{w.name.removeprefix('specialist-')}.yaml"] = _dump(workload_manifests(w))
+        files[Path(folder) / f"{w.name.removeprefix('specialist-')}.yaml"] = _dump(
+            workload_manifests(w)
+        )
     files[Path("kustomization.yaml")] = _dump([kustomization(sorted(map(str, files)))])
     return files
 
@@ -52,12 +64,17 @@ class _Dumper(yaml.SafeDumper):
 
 
 _Dumper.add_representer(
-    str, lambda dumper, text: dumper.represent_scalar("tag:yaml.org,2002:str", text, style="|" if "\n" in text else None)
+    str,
+    lambda dumper, text: dumper.represent_scalar(
+        "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None
+    ),
 )
 
 
 def _dump(docs: list[dict]) -> str:
-    return HEADER + yaml.dump_all(docs, Dumper=_Dumper, sort_keys=False, explicit_start=True, width=120)
+    return HEADER + yaml.dump_all(
+        docs, Dumper=_Dumper, sort_keys=False, explicit_start=True, width=120
+    )
 
 
 def _meta(name: str, component: str, **extra: str) -> dict:
@@ -67,7 +84,12 @@ def _meta(name: str, component: str, **extra: str) -> dict:
 def config_map() -> dict:
     """Settings every pod reads (envFrom); secrets stay in `planwire-secrets`."""
     data = {**COMMON_ENV, "PLANWIRE_LOG_LEVEL": "INFO", "PLANWIRE_MODEL": "heuristic"}
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta("planwire-config", "config"), "data": data}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": _meta("planwire-config", "config"),
+        "data": data,
+    }
 
 
 def workload_manifests(w: Workload) -> list[dict]:
@@ -84,7 +106,10 @@ def deployment(w: Workload, meta: dict) -> dict:
         "revisionHistoryLimit": 3,
         "strategy": strategy,
         "selector": {"matchLabels": _selector(w)},
-        "template": {"metadata": {"labels": meta["labels"]}, "spec": pod_spec([container(w, image())])},
+        "template": {
+            "metadata": {"labels": meta["labels"]},
+            "spec": pod_spec([container(w, image())]),
+        },
     }
     return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta, "spec": spec}
 
@@ -92,12 +117,20 @@ def deployment(w: Workload, meta: dict) -> dict:
 def service(w: Workload, meta: dict) -> dict:
     """Cluster-internal: `/health` and `/metrics` (and the gateway's API)."""
     port = {"name": "http", "port": HTTP_PORT, "targetPort": "http", "protocol": "TCP"}
-    return {"apiVersion": "v1", "kind": "Service", "metadata": meta, "spec": {"selector": _selector(w), "ports": [port]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": meta,
+        "spec": {"selector": _selector(w), "ports": [port]},
+    }
 
 
 def hpa(w: Workload, meta: dict) -> dict:
     """CPU-based, slow to scale down: every scale change rebalances the consumer group."""
-    cpu = {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}
+    cpu = {
+        "type": "Resource",
+        "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}},
+    }
     spec = {
         "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": w.name},
         "minReplicas": 1,
@@ -105,13 +138,23 @@ def hpa(w: Workload, meta: dict) -> dict:
         "metrics": [cpu],
         "behavior": {"scaleDown": {"stabilizationWindowSeconds": 300}},
     }
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": meta, "spec": spec}
+    return {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": meta,
+        "spec": spec,
+    }
 
 
 def pdb(w: Workload, meta: dict) -> dict:
     """maxUnavailable, not minAvailable: with one replica a drain may still evict it."""
     spec = {"maxUnavailable": 1, "selector": {"matchLabels": _selector(w)}}
-    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": meta, "spec": spec}
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": meta,
+        "spec": spec,
+    }
 
 
 def _selector(w: Workload) -> dict:
@@ -123,36 +166,79 @@ def topics_manifests() -> list[dict]:
     listing = topics_text()
     # Job specs are immutable: a new topic list gets a new Job name, so applying it runs again.
     name = f"kafka-topics-{hashlib.sha256(listing.encode()).hexdigest()[:8]}"
-    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta("planwire-topics", "kafka-topics"), "data": {"topics.txt": listing}}
+    cm = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": _meta("planwire-topics", "kafka-topics"),
+        "data": {"topics.txt": listing},
+    }
     task = Workload(name, "kafka-topics", ())
-    box = container(task, image(), probes=False) | {"command": ["python", "-c", CREATE_TOPICS_SCRIPT]}
+    box = container(task, image(), probes=False) | {
+        "command": ["python", "-c", CREATE_TOPICS_SCRIPT]
+    }
     # No port and no args: nothing to scrape (the PodMonitor selects ports named http).
     del box["ports"], box["args"]
     box["env"] = [{"name": "PLANWIRE_TOPICS_FILE", "value": "/etc/planwire/topics.txt"}]
     box["volumeMounts"].append({"name": "topics", "mountPath": "/etc/planwire", "readOnly": True})
     pod = pod_spec([box], restart="OnFailure")
     pod["volumes"].append({"name": "topics", "configMap": {"name": "planwire-topics"}})
-    job_spec = {"backoffLimit": 10, "ttlSecondsAfterFinished": 600, "template": {"metadata": {"labels": labels(name, "kafka-topics")}, "spec": pod}}
-    return [cm, {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(name, "kafka-topics"), "spec": job_spec}]
+    job_spec = {
+        "backoffLimit": 10,
+        "ttlSecondsAfterFinished": 600,
+        "template": {"metadata": {"labels": labels(name, "kafka-topics")}, "spec": pod},
+    }
+    return [
+        cm,
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": _meta(name, "kafka-topics"),
+            "spec": job_spec,
+        },
+    ]
 
 
 def pod_monitor() -> dict:
     """Prometheus Operator scrape of every planwire pod's named `http` port."""
     relabel = [
-        {"sourceLabels": ["__meta_kubernetes_pod_label_app_kubernetes_io_component"], "targetLabel": "component"},
-        {"sourceLabels": ["__meta_kubernetes_pod_label_app_kubernetes_io_name"], "targetLabel": "workload"},
+        {
+            "sourceLabels": ["__meta_kubernetes_pod_label_app_kubernetes_io_component"],
+            "targetLabel": "component",
+        },
+        {
+            "sourceLabels": ["__meta_kubernetes_pod_label_app_kubernetes_io_name"],
+            "targetLabel": "workload",
+        },
     ]
     endpoint = {"port": "http", "path": "/metrics", "interval": "15s", "relabelings": relabel}
-    spec = {"selector": {"matchLabels": {"app.kubernetes.io/part-of": "planwire"}}, "podMetricsEndpoints": [endpoint]}
-    return {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor", "metadata": _meta("planwire", "monitoring"), "spec": spec}
+    spec = {
+        "selector": {"matchLabels": {"app.kubernetes.io/part-of": "planwire"}},
+        "podMetricsEndpoints": [endpoint],
+    }
+    return {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "PodMonitor",
+        "metadata": _meta("planwire", "monitoring"),
+        "spec": spec,
+    }
 
 
 def prometheus_rule(alerts_yaml: str) -> dict:
     """deploy/prometheus/alerts.yml as a PrometheusRule, so compose and k8s alert alike."""
     groups = yaml.safe_load(alerts_yaml)["groups"]
-    return {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule", "metadata": _meta("planwire", "monitoring"), "spec": {"groups": groups}}
+    return {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "PrometheusRule",
+        "metadata": _meta("planwire", "monitoring"),
+        "spec": {"groups": groups},
+    }
 
 
 def kustomization(resources: list[str]) -> dict:
     """The base: everything rendered here, in one namespace (secret.example.yaml is not listed)."""
-    return {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "namespace": NAMESPACE, "resources": resources}
+    return {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "namespace": NAMESPACE,
+        "resources": resources,
+    }

@@ -13,16 +13,33 @@ UID = 10001  # the image's non-root user (Dockerfile)
 # room for large messages and model responses. CPU limits stop one runaway pod from
 # starving its node; requests are what the HPA's utilisation is measured against.
 RESOURCES = {
-    "gateway": {"requests": {"cpu": "100m", "memory": "160Mi"}, "limits": {"cpu": "1", "memory": "384Mi"}},
-    "specialist": {"requests": {"cpu": "25m", "memory": "112Mi"}, "limits": {"cpu": "500m", "memory": "256Mi"}},
-    "kafka-topics": {"requests": {"cpu": "50m", "memory": "96Mi"}, "limits": {"cpu": "500m", "memory": "192Mi"}},
+    "gateway": {
+        "requests": {"cpu": "100m", "memory": "160Mi"},
+        "limits": {"cpu": "1", "memory": "384Mi"},
+    },
+    "specialist": {
+        "requests": {"cpu": "25m", "memory": "112Mi"},
+        "limits": {"cpu": "500m", "memory": "256Mi"},
+    },
+    "kafka-topics": {
+        "requests": {"cpu": "50m", "memory": "96Mi"},
+        "limits": {"cpu": "500m", "memory": "192Mi"},
+    },
 }
-DEFAULT_RESOURCES = {"requests": {"cpu": "50m", "memory": "128Mi"}, "limits": {"cpu": "500m", "memory": "320Mi"}}
+DEFAULT_RESOURCES = {
+    "requests": {"cpu": "50m", "memory": "128Mi"},
+    "limits": {"cpu": "500m", "memory": "320Mi"},
+}
 
 
 def labels(name: str, component: str, **extra: str) -> dict:
     """The recommended labels; the PodMonitor selects on part-of, dashboards on component."""
-    return {"app.kubernetes.io/name": name, "app.kubernetes.io/component": component, "app.kubernetes.io/part-of": "planwire", **extra}
+    return {
+        "app.kubernetes.io/name": name,
+        "app.kubernetes.io/component": component,
+        "app.kubernetes.io/part-of": "planwire",
+        **extra,
+    }
 
 
 def container(w: Workload, image: str, *, probes: bool = True) -> dict:
@@ -63,7 +80,12 @@ def _secret_env(w: Workload) -> list[dict]:
 
 
 def _secret(var: str, key: str, *, optional: bool) -> dict:
-    return {"name": var, "valueFrom": {"secretKeyRef": {"name": "planwire-secrets", "key": key, "optional": optional}}}
+    return {
+        "name": var,
+        "valueFrom": {
+            "secretKeyRef": {"name": "planwire-secrets", "key": key, "optional": optional}
+        },
+    }
 
 
 def _probes() -> dict:

@@ -13,7 +13,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("shared", "services", "planwire", "catalogue", "schemas")
-DEFINITION = re.compile(r"\b(Counter|Gauge|Histogram|Summary)\(\s*(?:name\s*=\s*)?[\"'](planwire_\w+)[\"']")
+DEFINITION = re.compile(
+    r"\b(Counter|Gauge|Histogram|Summary)\(\s*(?:name\s*=\s*)?[\"'](planwire_\w+)[\"']"
+)
 
 
 @lru_cache(maxsize=4)

@@ -37,6 +37,9 @@ def render_prometheus() -> str:
 
 def _targets() -> list[dict]:
     return [
-        {"targets": [f"{w.name}:{HTTP_PORT}"], "labels": {"component": w.component, "workload": w.name}}
+        {
+            "targets": [f"{w.name}:{HTTP_PORT}"],
+            "labels": {"component": w.component, "workload": w.name},
+        }
         for w in workloads()
     ]

@@ -62,7 +62,12 @@ def write(root: Path = ROOT) -> list[Path]:
 
 
 def _leftovers(root: Path, files: dict[Path, str]) -> list[Path]:
-    found = (p.relative_to(root) for d in GENERATED_DIRS if (root / d).is_dir() for p in (root / d).iterdir())
+    found = (
+        p.relative_to(root)
+        for d in GENERATED_DIRS
+        if (root / d).is_dir()
+        for p in (root / d).iterdir()
+    )
     return sorted(p for p in found if p not in files)
 
 

@@ -7,19 +7,22 @@ import runpy
 import signal
 import sys
 import time
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from planwire.procs import StackError
 from planwire.topology import parse_services
 
-app = typer.Typer(help="planwire: turn a conversation into a built workflow.", no_args_is_help=True, add_completion=False)
+app = typer.Typer(
+    help="planwire: turn a conversation into a built workflow.",
+    no_args_is_help=True,
+    add_completion=False,
+)
 
 
-class Backend(str, Enum):
+class Backend(StrEnum):
     """Model backends `planwire up --model` accepts."""
 
     heuristic = "heuristic"
@@ -29,8 +32,12 @@ class Backend(str, Enum):
 
 @app.command()
 def up(
-    model: Optional[Backend] = typer.Option(None, help="Model backend (default: $PLANWIRE_MODEL, else heuristic)."),
-    services: str = typer.Option("", hidden=True, envvar="PLANWIRE_STACK_SERVICES", help="name=module,... (tests)"),
+    model: Backend | None = typer.Option(
+        None, help="Model backend (default: $PLANWIRE_MODEL, else heuristic)."
+    ),
+    services: str = typer.Option(
+        "", hidden=True, envvar="PLANWIRE_STACK_SERVICES", help="name=module,... (tests)"
+    ),
 ) -> None:
     """Start broker, Valkey and every service on loopback; Ctrl-C or SIGTERM stops them all."""
     from planwire.stack import EmbeddedStack  # late: keeps `planwire run` light
@@ -46,7 +53,7 @@ def up(
         typer.echo("stopping", err=True)
     except StackError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     finally:
         # A second Ctrl-C must not cut the shutdown short and leave children behind.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -65,7 +72,9 @@ def _announce(stack) -> None:
         typer.echo(f"{name}: {url}")
     pids = " ".join(map(str, stack.pids))
     (stack.log_dir / "pids").write_text(pids + "\n")
-    typer.echo(f"broker: {stack.bootstrap}\nredis: {stack.redis_url}\nlogs: {stack.log_dir}\npids: {pids}")
+    typer.echo(
+        f"broker: {stack.bootstrap}\nredis: {stack.redis_url}\nlogs: {stack.log_dir}\npids: {pids}"
+    )
     typer.echo("planwire is up; Ctrl-C to stop.")
 
 
@@ -77,13 +86,16 @@ def _watch(stack) -> None:
         for child in [*stack.infra, *stack.services]:
             if not child.running() and child.name not in reported:
                 reported.add(child.name)
-                typer.echo(f"warning: {child.name} exited ({child.popen.returncode}); log {child.log}", err=True)
+                typer.echo(
+                    f"warning: {child.name} exited ({child.popen.returncode}); log {child.log}",
+                    err=True,
+                )
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(
     service: str = typer.Argument(..., help="Service name, e.g. gateway, trimmer, specialist."),
-    args: Optional[list[str]] = typer.Argument(None, help="Arguments passed to the service."),
+    args: list[str] | None = typer.Argument(None, help="Arguments passed to the service."),
 ) -> None:
     """Run one service in the foreground (what container images do)."""
     module = f"services.{service}.main"
@@ -98,7 +110,11 @@ def run(
 
 
 @app.command()
-def demo(model: Optional[Backend] = typer.Option(None, help="Model backend (default: $PLANWIRE_MODEL, else heuristic).")) -> None:
+def demo(
+    model: Backend | None = typer.Option(
+        None, help="Model backend (default: $PLANWIRE_MODEL, else heuristic)."
+    ),
+) -> None:
     """Start the embedded stack, play a short conversation to a built workflow, stop."""
     from planwire.demo import run_demo
     from shared.model.factory import ModelSettings
@@ -112,7 +128,9 @@ def demo(model: Optional[Backend] = typer.Option(None, help="Model backend (defa
 def bench(
     turns: int = typer.Option(30, min=2, help="Turns to time."),
     idle: float = typer.Option(10.0, help="Seconds to sample idle CPU."),
-    model: Optional[Backend] = typer.Option(None, help="Model backend (default heuristic: measures the plumbing)."),
+    model: Backend | None = typer.Option(
+        None, help="Model backend (default heuristic: measures the plumbing)."
+    ),
 ) -> None:
     """Print figures for the embedded stack: start time, turn latency, idle CPU, memory."""
     from planwire.bench import run_bench
@@ -122,7 +140,9 @@ def bench(
 
 
 @app.command()
-def docs(out: Path = typer.Option(Path("docs/asyncapi"), help="Where to write the documents.")) -> None:
+def docs(
+    out: Path = typer.Option(Path("docs/asyncapi"), help="Where to write the documents."),
+) -> None:
     """Regenerate every service's AsyncAPI document from the code."""
     from planwire.docs import generate
 
@@ -133,9 +153,11 @@ def docs(out: Path = typer.Option(Path("docs/asyncapi"), help="Where to write th
 @app.command("eval")
 def eval_(
     paths: list[Path] = typer.Argument(..., exists=True, help="Case files or folders of them."),
-    report: Optional[Path] = typer.Option(None, help="Write the JSON report here."),
-    model: Optional[Backend] = typer.Option(None, help="Model backend for the embedded stack."),
-    gateway: Optional[str] = typer.Option(None, envvar="PLANWIRE_GATEWAY_URL", help="Use a running gateway."),
+    report: Path | None = typer.Option(None, help="Write the JSON report here."),
+    model: Backend | None = typer.Option(None, help="Model backend for the embedded stack."),
+    gateway: str | None = typer.Option(
+        None, envvar="PLANWIRE_GATEWAY_URL", help="Use a running gateway."
+    ),
     concurrency: int = typer.Option(4, min=1, help="Cases played at once."),
     timeout: float = typer.Option(300.0, help="Seconds to wait for any one reply or result."),
 ) -> None:
@@ -144,5 +166,12 @@ def eval_(
     from shared.model.factory import ModelSettings
 
     settings = ModelSettings(**({"model": model.value} if model else {}))
-    passed = run_eval(paths, settings, gateway_url=gateway, report=report, concurrency=concurrency, timeout_s=timeout)
+    passed = run_eval(
+        paths,
+        settings,
+        gateway_url=gateway,
+        report=report,
+        concurrency=concurrency,
+        timeout_s=timeout,
+    )
     raise typer.Exit(0 if passed else 1)

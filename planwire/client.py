@@ -27,9 +27,13 @@ class StreamEvent:
 class SessionClient:
     """One conversation: post messages, read replies and progress from the stream."""
 
-    def __init__(self, base_url: str, *, api_key: str | None = None, timeout_s: float = 60.0) -> None:
+    def __init__(
+        self, base_url: str, *, api_key: str | None = None, timeout_s: float = 60.0
+    ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.http = httpx.AsyncClient(base_url=base_url, headers=headers, timeout=httpx.Timeout(timeout_s, read=None))
+        self.http = httpx.AsyncClient(
+            base_url=base_url, headers=headers, timeout=httpx.Timeout(timeout_s, read=None)
+        )
         self.timeout_s = timeout_s
         self.session_id = ""
         self.events: asyncio.Queue[StreamEvent] = asyncio.Queue()
@@ -52,7 +56,9 @@ class SessionClient:
 
     async def send(self, text: str) -> str:
         """Post a message; returns its turn id."""
-        response = await self.http.post(f"/v1/sessions/{self.session_id}/messages", json={"text": text})
+        response = await self.http.post(
+            f"/v1/sessions/{self.session_id}/messages", json={"text": text}
+        )
         response.raise_for_status()
         return response.json()["turn_id"]
 
@@ -80,7 +86,9 @@ class SessionClient:
         while True:  # reconnect after a dropped connection, resuming after the last id
             headers = {"Last-Event-ID": last_id} if last_id else {}
             with contextlib.suppress(httpx.TransportError):
-                async with self.http.stream("GET", f"/v1/sessions/{self.session_id}/events", headers=headers) as resp:
+                async with self.http.stream(
+                    "GET", f"/v1/sessions/{self.session_id}/events", headers=headers
+                ) as resp:
                     async for event in parse_sse(resp.aiter_lines()):
                         last_id = event.id
                         self.seen.append(event)
@@ -94,7 +102,9 @@ async def parse_sse(lines) -> Any:
     async for line in lines:
         if not line:
             if "data" in fields:
-                yield StreamEvent(fields.get("id", ""), fields.get("event", "message"), json.loads(fields["data"]))
+                yield StreamEvent(
+                    fields.get("id", ""), fields.get("event", "message"), json.loads(fields["data"])
+                )
             fields = {}
         elif not line.startswith(":"):
             name, _, value = line.partition(":")

@@ -25,8 +25,12 @@ async def play(gateway_url: str, console: Console, *, full_path: bool = True) ->
             await exchange(session, console, text)
         if full_path and (await session.state())["phase"] == "confirming":
             await exchange(session, console, CONFIRM)
-            final = await session.wait_for(lambda e: show(console, e) and e.type in FINAL_EVENTS, timeout_s=120)
-            console.print(f"[bold]{final.type}[/]: {final.data.get('summary') or final.data.get('reason')}")
+            final = await session.wait_for(
+                lambda e: show(console, e) and e.type in FINAL_EVENTS, timeout_s=120
+            )
+            console.print(
+                f"[bold]{final.type}[/]: {final.data.get('summary') or final.data.get('reason')}"
+            )
         state = await session.state()
     console.print("[bold]notes:[/]", state["notes"])
     return state
@@ -44,7 +48,9 @@ def show(console: Console, event: StreamEvent) -> bool:
     """Print a progress event as it streams by; always True so it can sit in a predicate."""
     if event.type == "progress":
         data = event.data
-        console.print(f"  step {data['node_index'] + 1}/{data['total']} {data['runner']}: {data['status']}")
+        console.print(
+            f"  step {data['node_index'] + 1}/{data['total']} {data['runner']}: {data['status']}"
+        )
     return True
 
 

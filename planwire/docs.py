@@ -32,7 +32,9 @@ def generate(out_dir: Path = Path("docs/asyncapi")) -> list[Path]:
     written = []
     for name in SERVICES:
         path = out_dir / f"{name}.json"
-        path.write_text(json.dumps(document(name), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+        path.write_text(
+            json.dumps(document(name), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        )
         written.append(path)
     return written
 
@@ -53,7 +55,12 @@ def _factory(service: str) -> Any:
     app = getattr(module, "app", None)
     if hasattr(app, "schema"):
         return app.schema
-    return AsyncAPI(module.broker, title=f"planwire {service}", description=topology.node(service).description, version="1.0.0")
+    return AsyncAPI(
+        module.broker,
+        title=f"planwire {service}",
+        description=topology.node(service).description,
+        version="1.0.0",
+    )
 
 
 def _specialist_app() -> Any:
@@ -65,7 +72,9 @@ def _specialist_app() -> Any:
     module = importlib.import_module("services.specialist.main")
     runners = module.select_runners([module.ALL], module.catalogue.ids)
     app = module.create_app(runners, shared_consumers=True)
-    subscribed = {topic for sub in module.broker.subscribers for topic in getattr(sub, "topic_names", ())}
+    subscribed = {
+        topic for sub in module.broker.subscribers for topic in getattr(sub, "topic_names", ())
+    }
     for runner in runners:
         if module.RunStep.topic_for(runner).name not in subscribed:
             module.subscribe(runner)

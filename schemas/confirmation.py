@@ -17,8 +17,12 @@ class ReplyClassified(Event):
     topic: ClassVar[Topic] = Topic("classifier.reply-classified.v1")
 
     verdict: Literal["confirmed", "amend", "unclear"] = Field(description="What the user meant.")
-    rule: str | None = Field(default=None, max_length=64, description="The code rule that overrode the model, if any.")
-    context: ContextTrimmed = Field(description="The turn that was classified; an amend re-enters the annotator with it.")
+    rule: str | None = Field(
+        default=None, max_length=64, description="The code rule that overrode the model, if any."
+    )
+    context: ContextTrimmed = Field(
+        description="The turn that was classified; an amend re-enters the annotator with it."
+    )
 
 
 class RequirementsConfirmed(Event):

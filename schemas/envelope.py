@@ -25,12 +25,24 @@ class Event(BaseModel):
     # belongs to its consumer (`RunStep.topic_for(runner)`).
     topic: ClassVar[Topic | None] = None
 
-    event_id: uuid.UUID = Field(default_factory=uuid.uuid4, description="Unique id; consumers dedupe on it.")
-    session_id: str = Field(pattern=SESSION_ID_PATTERN, description="The chat session; the Kafka partition key.")
-    turn_id: str | None = Field(default=None, max_length=64, description="The user turn this event belongs to.")
-    occurred_at: datetime = Field(default_factory=_now, description="When the producer created the event (UTC).")
-    causation_id: uuid.UUID | None = Field(default=None, description="event_id of the message that caused this one.")
-    schema_version: int = Field(default=1, ge=1, description="Major version of this event's schema.")
+    event_id: uuid.UUID = Field(
+        default_factory=uuid.uuid4, description="Unique id; consumers dedupe on it."
+    )
+    session_id: str = Field(
+        pattern=SESSION_ID_PATTERN, description="The chat session; the Kafka partition key."
+    )
+    turn_id: str | None = Field(
+        default=None, max_length=64, description="The user turn this event belongs to."
+    )
+    occurred_at: datetime = Field(
+        default_factory=_now, description="When the producer created the event (UTC)."
+    )
+    causation_id: uuid.UUID | None = Field(
+        default=None, description="event_id of the message that caused this one."
+    )
+    schema_version: int = Field(
+        default=1, ge=1, description="Major version of this event's schema."
+    )
 
     @classmethod
     def caused_by(cls, cause: Event, *, salt: str = "", **fields) -> Self:

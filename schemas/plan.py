@@ -19,18 +19,34 @@ class PlanNode(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: NodeKind = Field(description="specialist drafts a config, config validates it; then composer, save, summarizer.")
-    node_id: str = Field(pattern=NODE_ID_PATTERN, description="Unique in the plan; names the step's artifact.")
-    runner: str = Field(min_length=1, max_length=64, description="Who runs the step: the specialist id, or the fixed runner's name.")
-    specialist: str | None = Field(default=None, max_length=64, description="Catalogue id for specialist and config nodes, else null.")
-    instructions: str = Field(default="", max_length=1000, description="What this step should do, for this session.")
+    kind: NodeKind = Field(
+        description="specialist drafts a config, config validates it; then composer, save, summarizer."
+    )
+    node_id: str = Field(
+        pattern=NODE_ID_PATTERN, description="Unique in the plan; names the step's artifact."
+    )
+    runner: str = Field(
+        min_length=1,
+        max_length=64,
+        description="Who runs the step: the specialist id, or the fixed runner's name.",
+    )
+    specialist: str | None = Field(
+        default=None,
+        max_length=64,
+        description="Catalogue id for specialist and config nodes, else null.",
+    )
+    instructions: str = Field(
+        default="", max_length=1000, description="What this step should do, for this session."
+    )
 
     @model_validator(mode="after")
     def _runner_matches_kind(self) -> Self:
         """Specialist and config nodes run on their specialist; fixed nodes on themselves."""
         if self.kind in ("specialist", "config"):
             if not self.specialist or self.runner != self.specialist:
-                raise ValueError(f"a {self.kind} node runs on its specialist (got runner {self.runner!r})")
+                raise ValueError(
+                    f"a {self.kind} node runs on its specialist (got runner {self.runner!r})"
+                )
         elif self.specialist is not None or self.runner != self.kind:
             raise ValueError(f"a {self.kind} node runs on {self.kind!r} and names no specialist")
         return self
@@ -41,9 +57,17 @@ class PlanCompiled(Event):
 
     topic: ClassVar[Topic] = Topic("planner.plan-compiled.v1")
 
-    plan_id: str = Field(min_length=1, max_length=64, description="Identity of this plan; every step event carries it.")
-    nodes: list[PlanNode] = Field(min_length=1, max_length=200, description="The steps in execution order.")
-    repairs: list[str] = Field(default_factory=list, description="Code rules that corrected the model's proposal.")
+    plan_id: str = Field(
+        min_length=1,
+        max_length=64,
+        description="Identity of this plan; every step event carries it.",
+    )
+    nodes: list[PlanNode] = Field(
+        min_length=1, max_length=200, description="The steps in execution order."
+    )
+    repairs: list[str] = Field(
+        default_factory=list, description="Code rules that corrected the model's proposal."
+    )
 
 
 class RunStep(Event):
@@ -69,9 +93,15 @@ class StepCompleted(Event):
     node_index: int = Field(ge=0, description="Position of the node in the plan.")
     node_id: str = Field(pattern=NODE_ID_PATTERN, description="The node that ran.")
     attempt: int = Field(ge=1, description="The attempt of the RunStep this answers.")
-    status: Literal["ok", "failed"] = Field(description="ok when the artifact was written; failed with an error otherwise.")
-    artifact_version: int | None = Field(default=None, ge=1, description="Version of the artifact the step wrote, when ok.")
-    error: str | None = Field(default=None, max_length=1000, description="Why the step failed, readable by a user.")
+    status: Literal["ok", "failed"] = Field(
+        description="ok when the artifact was written; failed with an error otherwise."
+    )
+    artifact_version: int | None = Field(
+        default=None, ge=1, description="Version of the artifact the step wrote, when ok."
+    )
+    error: str | None = Field(
+        default=None, max_length=1000, description="Why the step failed, readable by a user."
+    )
 
 
 class StepProgressed(Event):
@@ -83,7 +113,9 @@ class StepProgressed(Event):
     total: int = Field(ge=1, description="Number of nodes in the plan.")
     node_id: str = Field(pattern=NODE_ID_PATTERN, description="The node.")
     runner: str = Field(max_length=64, description="Who runs the node.")
-    status: Literal["dispatched", "completed", "retrying"] = Field(description="What just happened to the step.")
+    status: Literal["dispatched", "completed", "retrying"] = Field(
+        description="What just happened to the step."
+    )
 
 
 class WorkflowCompleted(Event):
@@ -91,8 +123,12 @@ class WorkflowCompleted(Event):
 
     topic: ClassVar[Topic] = Topic("dispatcher.workflow-completed.v1")
 
-    workflow_id: str = Field(min_length=1, max_length=80, description="Id of the saved workflow document.")
-    summary: str = Field(max_length=8000, description="What was built, naming every node, for the user.")
+    workflow_id: str = Field(
+        min_length=1, max_length=80, description="Id of the saved workflow document."
+    )
+    summary: str = Field(
+        max_length=8000, description="What was built, naming every node, for the user."
+    )
 
 
 class WorkflowFailed(Event):
@@ -100,4 +136,6 @@ class WorkflowFailed(Event):
 
     topic: ClassVar[Topic] = Topic("dispatcher.workflow-failed.v1")
 
-    reason: str = Field(min_length=1, max_length=2000, description="Why the workflow failed, readable by a user.")
+    reason: str = Field(
+        min_length=1, max_length=2000, description="Why the workflow failed, readable by a user."
+    )

@@ -39,15 +39,34 @@ class Notes(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    version: int = Field(default=0, ge=0, description="Incremented on every update; guards concurrent writes.")
-    requirement_summary: str = Field(default="", max_length=2000, description="What the user wants, in a few sentences.")
-    mentioned_integrations: list[str] = Field(default_factory=list, description="Catalogue integration ids noted so far.")
-    mentioned_tools: list[str] = Field(default_factory=list, description="Catalogue tool ids noted so far.")
-    removed: list[str] = Field(default_factory=list, description="Catalogue ids the user explicitly removed.")
-    confidence_score: float = Field(default=0.0, ge=0.0, le=1.0, description="How complete the requirements are, capped by code.")
+    version: int = Field(
+        default=0, ge=0, description="Incremented on every update; guards concurrent writes."
+    )
+    requirement_summary: str = Field(
+        default="", max_length=2000, description="What the user wants, in a few sentences."
+    )
+    mentioned_integrations: list[str] = Field(
+        default_factory=list, description="Catalogue integration ids noted so far."
+    )
+    mentioned_tools: list[str] = Field(
+        default_factory=list, description="Catalogue tool ids noted so far."
+    )
+    removed: list[str] = Field(
+        default_factory=list, description="Catalogue ids the user explicitly removed."
+    )
+    confidence_score: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="How complete the requirements are, capped by code.",
+    )
     ready: bool = Field(default=False, description="True once the user confirmed the summary.")
-    hints: list[str] = Field(default_factory=list, max_length=5, description="What the conversation should ask next.")
-    last_turn_id: str | None = Field(default=None, description="The last turn folded into these notes.")
+    hints: list[str] = Field(
+        default_factory=list, max_length=5, description="What the conversation should ask next."
+    )
+    last_turn_id: str | None = Field(
+        default=None, description="The last turn folded into these notes."
+    )
 
 
 class TurnReceived(Event):
@@ -56,7 +75,9 @@ class TurnReceived(Event):
     topic: ClassVar[Topic] = Topic("gateway.turn-received.v1")
 
     text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS, description="The user's message.")
-    turn_seq: int = Field(ge=1, description="Position of this turn in the session (1, 2, ...); orders the transcript.")
+    turn_seq: int = Field(
+        ge=1, description="Position of this turn in the session (1, 2, ...); orders the transcript."
+    )
 
 
 class ContextTrimmed(Event):
@@ -65,7 +86,9 @@ class ContextTrimmed(Event):
     topic: ClassVar[Topic] = Topic("trimmer.context-trimmed.v1")
 
     user_text: str = Field(max_length=MAX_MESSAGE_CHARS, description="This turn's user message.")
-    messages: list[ChatMessage] = Field(description="Kept history, oldest first, ending with this turn.")
+    messages: list[ChatMessage] = Field(
+        description="Kept history, oldest first, ending with this turn."
+    )
     dropped_units: int = Field(ge=0, description="Change units dropped to fit the budget.")
     phase: Phase = Field(description="The session phase when the turn arrived; routes the turn.")
 
@@ -76,7 +99,9 @@ class NotesUpdated(Event):
     topic: ClassVar[Topic] = Topic("annotator.notes-updated.v1")
 
     notes: Notes = Field(description="The notes after this turn.")
-    ready_for_confirmation: bool = Field(description="Code's threshold says the requirements are complete.")
+    ready_for_confirmation: bool = Field(
+        description="Code's threshold says the requirements are complete."
+    )
     context: ContextTrimmed = Field(description="The trimmed context the notes were built from.")
 
 

@@ -14,7 +14,9 @@ from prometheus_client import REGISTRY, make_asgi_app
 from shared.settings import InfraSettings
 
 
-def build_app(broker: KafkaBroker, *, title: str, description: str, lifespan: Any = None) -> AsgiFastStream:
+def build_app(
+    broker: KafkaBroker, *, title: str, description: str, lifespan: Any = None
+) -> AsgiFastStream:
     """The service as an ASGI app; `/health` answers 204 only while the broker is reachable."""
     return AsgiFastStream(
         broker,
@@ -29,5 +31,9 @@ def build_app(broker: KafkaBroker, *, title: str, description: str, lifespan: An
 
 def serve(app: Any, settings: InfraSettings) -> None:
     """Run an ASGI app under uvicorn until SIGTERM or Ctrl-C."""
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    uvicorn.run(app, host=settings.http_host, port=settings.http_port, log_level="warning", lifespan="on")
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+    )
+    uvicorn.run(
+        app, host=settings.http_host, port=settings.http_port, log_level="warning", lifespan="on"
+    )

@@ -30,7 +30,9 @@ def make_broker(settings: InfraSettings, *, client_id: str) -> KafkaBroker:
         enable_idempotence=False,
         middlewares=[
             KafkaPrometheusMiddleware(registry=REGISTRY, app_name=client_id),
-            DeadLetterMiddleware.factory(max_bytes=settings.max_message_bytes, attempts=settings.handler_attempts),
+            DeadLetterMiddleware.factory(
+                max_bytes=settings.max_message_bytes, attempts=settings.handler_attempts
+            ),
         ],
     )
 

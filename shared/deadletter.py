@@ -20,9 +20,15 @@ from shared.idempotency import AlreadyProcessed
 
 log = logging.getLogger("planwire.deadletter")
 
-DEAD_LETTERS = Counter("planwire_dlq_messages_total", "Messages sent to a dead-letter topic.", ["topic", "reason"])
-DUPLICATES = Counter("planwire_duplicate_messages_total", "Redelivered messages skipped by dedupe.", ["topic"])
-HANDLER_RETRIES = Counter("planwire_handler_retries_total", "Handler re-runs after a transient failure.", ["topic"])
+DEAD_LETTERS = Counter(
+    "planwire_dlq_messages_total", "Messages sent to a dead-letter topic.", ["topic", "reason"]
+)
+DUPLICATES = Counter(
+    "planwire_duplicate_messages_total", "Redelivered messages skipped by dedupe.", ["topic"]
+)
+HANDLER_RETRIES = Counter(
+    "planwire_handler_retries_total", "Handler re-runs after a transient failure.", ["topic"]
+)
 
 
 class TooLarge(ValueError):
@@ -32,7 +38,9 @@ class TooLarge(ValueError):
 class DeadLetterMiddleware(BaseMiddleware):
     """Wraps every consumed message of a broker; see the module docstring."""
 
-    def __init__(self, msg: Any, /, *, context: Any, max_bytes: int, attempts: int, backoff_s: float) -> None:
+    def __init__(
+        self, msg: Any, /, *, context: Any, max_bytes: int, attempts: int, backoff_s: float
+    ) -> None:
         super().__init__(msg, context=context)
         self.max_bytes, self.attempts, self.backoff_s = max_bytes, attempts, backoff_s
 
@@ -44,7 +52,9 @@ class DeadLetterMiddleware(BaseMiddleware):
     async def consume_scope(self, call_next: Any, msg: Any) -> Any:
         record = msg.raw_message
         if len(msg.body or b"") > self.max_bytes:
-            return await self._dead_letter(msg, "too_large", TooLarge(f"{len(msg.body)} bytes > {self.max_bytes}"))
+            return await self._dead_letter(
+                msg, "too_large", TooLarge(f"{len(msg.body)} bytes > {self.max_bytes}")
+            )
         for attempt in range(1, self.attempts + 1):
             try:
                 return await call_next(msg)
@@ -55,9 +65,15 @@ class DeadLetterMiddleware(BaseMiddleware):
                 if _is_poison(exc):
                     return await self._dead_letter(msg, "schema", exc)
                 error = exc
-            except Exception as exc:  # noqa: BLE001 - any handler failure is retried, then parked
+            except Exception as exc:
                 error = exc
-            log.warning("handler failed on %s (attempt %d/%d): %r", record.topic, attempt, self.attempts, error)
+            log.warning(
+                "handler failed on %s (attempt %d/%d): %r",
+                record.topic,
+                attempt,
+                self.attempts,
+                error,
+            )
             if attempt < self.attempts:
                 HANDLER_RETRIES.labels(record.topic).inc()
                 await asyncio.sleep(self.backoff_s * 2 ** (attempt - 1))
@@ -73,9 +89,13 @@ class DeadLetterMiddleware(BaseMiddleware):
             "x-dlq-offset": str(record.offset),
         }
         broker = self.context.get("broker")
-        await broker.publish(msg.body or b"", f"{record.topic}.dlq", key=record.key, headers=headers)
+        await broker.publish(
+            msg.body or b"", f"{record.topic}.dlq", key=record.key, headers=headers
+        )
         DEAD_LETTERS.labels(record.topic, reason).inc()
-        log.error("dead-lettered a message from %s: %s: %s", record.topic, reason, headers["x-dlq-error"])
+        log.error(
+            "dead-lettered a message from %s: %s: %s", record.topic, reason, headers["x-dlq-error"]
+        )
 
 
 def _is_poison(exc: BaseException) -> bool:

@@ -50,7 +50,13 @@ def handles(service: str, *, claim: Claim = True) -> Callable[[Handler], Handler
             with bound_session(event.session_id), HANDLER_SECONDS.labels(service, name).time():
                 if claim is True or (callable(claim) and claim(event)):
                     deps = bound.arguments["deps"]
-                    async with claim_event(deps.redis, service, event.session_id, str(event.event_id), deps.dedupe_ttl_s):
+                    async with claim_event(
+                        deps.redis,
+                        service,
+                        event.session_id,
+                        str(event.event_id),
+                        deps.dedupe_ttl_s,
+                    ):
                         await handler(*args, **kwargs)
                 else:
                     await handler(*args, **kwargs)

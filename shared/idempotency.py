@@ -17,7 +17,9 @@ class AlreadyProcessed(Exception):
 
 
 @asynccontextmanager
-async def claim(redis: Redis, consumer: str, session_id: str, event_id: str, ttl_s: int) -> AsyncIterator[None]:
+async def claim(
+    redis: Redis, consumer: str, session_id: str, event_id: str, ttl_s: int
+) -> AsyncIterator[None]:
     """Hold the claim while processing; keep it on success, release it on failure.
 
     The in-flight claim expires on its own, so a consumer that dies mid-message does not

@@ -12,9 +12,9 @@ consumer group, and declares a publisher for each produced event.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
-import re
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -43,7 +43,13 @@ class Service:
     """One service's wiring; see the module docstring."""
 
     def __init__(
-        self, name: str, settings: InfraSettings, *, description: str, title: str | None = None, model: Callable[[Any, Redis], Any] | None = None
+        self,
+        name: str,
+        settings: InfraSettings,
+        *,
+        description: str,
+        title: str | None = None,
+        model: Callable[[Any, Redis], Any] | None = None,
     ) -> None:
         self.name, self.settings, self.description = name, settings, description
         self.title = title or f"planwire {name}"
@@ -52,17 +58,34 @@ class Service:
         self.publishers: dict[type, Any] = {}
 
     @classmethod
-    def declared(cls, node: Any, settings: InfraSettings, *, handlers: ModuleType, model: Callable[[Any, Redis], Any] | None = None) -> Service:
+    def declared(
+        cls,
+        node: Any,
+        settings: InfraSettings,
+        *,
+        handlers: ModuleType,
+        model: Callable[[Any, Redis], Any] | None = None,
+    ) -> Service:
         """The service as `node` (a `planwire.topology.Node`) declares it."""
         if node.uses_model != (model is not None):
             raise ValueError(f"{node.name}: the topology says uses_model={node.uses_model}")
-        service = cls(node.name, settings, description=node.description, title=node.title or None, model=model)
+        service = cls(
+            node.name, settings, description=node.description, title=node.title or None, model=model
+        )
         for produced in node.produces:
-            if produced.event.topic is not None:  # a command's topic is its consumer's: published by name
-                service.publishers[produced.event] = service.publisher(produced.event.topic, produced.event, produced.description)
+            if (
+                produced.event.topic is not None
+            ):  # a command's topic is its consumer's: published by name
+                service.publishers[produced.event] = service.publisher(
+                    produced.event.topic, produced.event, produced.description
+                )
         for consumed in node.consumes:
             if consumed.event.topic is not None:
-                service.subscribe(getattr(handlers, handler_name(consumed.event)), consumed.event.topic, group=consumed.group)
+                service.subscribe(
+                    getattr(handlers, handler_name(consumed.event)),
+                    consumed.event.topic,
+                    group=consumed.group,
+                )
         return service
 
     def publisher_of(self, event: type) -> Any:
@@ -73,11 +96,15 @@ class Service:
         """A declared publisher (it appears in the AsyncAPI document)."""
         return self.broker.publisher(topic.name, schema=schema, description=description)
 
-    def subscribe(self, handler: Callable[..., Any], *topics: Topic, group: str, **options: Any) -> Any:
+    def subscribe(
+        self, handler: Callable[..., Any], *topics: Topic, group: str, **options: Any
+    ) -> Any:
         """Subscribe a `@handles` handler to `topics` in consumer group `group`."""
         if not is_scoped(handler):
             raise TypeError(f"{handler.__name__} is not wrapped by shared.handling.handles")
-        subscriber = self.broker.subscriber(*(t.name for t in topics), **(consumer_options(self.settings, group) | options))
+        subscriber = self.broker.subscriber(
+            *(t.name for t in topics), **(consumer_options(self.settings, group) | options)
+        )
         subscriber(handler)
         return subscriber
 
@@ -93,7 +120,12 @@ class Service:
                 await model.aclose()
             await redis.aclose()
 
-    def app(self, deps: Callable[[Opened], Any], *, running: Callable[[Any], AbstractAsyncContextManager] | None = None) -> AsgiFastStream:
+    def app(
+        self,
+        deps: Callable[[Opened], Any],
+        *,
+        running: Callable[[Any], AbstractAsyncContextManager] | None = None,
+    ) -> AsgiFastStream:
         """The ASGI app; its lifespan builds `deps` for the handlers and runs `running(deps)` alongside."""
 
         @asynccontextmanager
@@ -104,7 +136,9 @@ class Service:
                 async with running(built) if running else nullcontext():
                     yield
 
-        return build_app(self.broker, title=self.title, description=self.description, lifespan=lifespan)
+        return build_app(
+            self.broker, title=self.title, description=self.description, lifespan=lifespan
+        )
 
     def serve(self, app: Any) -> None:
         """Run the app under uvicorn with this service's settings."""

@@ -51,7 +51,11 @@ async def on_requirements_confirmed(event: RequirementsConfirmed, deps: Deps = C
     """Record in the notes that the user confirmed them."""
     for _ in range(CAS_ATTEMPTS):
         notes = await deps.store.get(event.session_id)
-        if notes.ready or await deps.store.put(event.session_id, notes.model_copy(update={"ready": True, "version": notes.version + 1}), notes.version):
+        if notes.ready or await deps.store.put(
+            event.session_id,
+            notes.model_copy(update={"ready": True, "version": notes.version + 1}),
+            notes.version,
+        ):
             return
 
 
@@ -60,13 +64,20 @@ async def annotate(context: ContextTrimmed, deps: Deps) -> None:
     for _ in range(CAS_ATTEMPTS):
         previous = await deps.store.get(context.session_id)
         view = await propose(previous, context, deps)
-        folded = logic.fold(previous, context.user_text, view, deps.catalogue, deps.threshold, context.turn_id)
+        folded = logic.fold(
+            previous, context.user_text, view, deps.catalogue, deps.threshold, context.turn_id
+        )
         if await deps.store.put(context.session_id, folded.notes, previous.version):
             break
     else:
         raise RuntimeError(f"notes of {context.session_id} kept changing under the annotator")
     record_overrides("annotator", folded.overrides)
-    out = NotesUpdated.caused_by(context, notes=folded.notes, ready_for_confirmation=folded.ready_for_confirmation, context=context)
+    out = NotesUpdated.caused_by(
+        context,
+        notes=folded.notes,
+        ready_for_confirmation=folded.ready_for_confirmation,
+        context=context,
+    )
     await deps.published.publish(out, key=out.key())
 
 
@@ -77,14 +88,22 @@ async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic
         {"role": "system", "content": prompt.system_prompt(deps.catalogue)},
         {"role": "user", "content": prompt.user_prompt(previous, last_reply, context.user_text)},
     ]
-    result = await deps.model.structured("annotator", messages, prompt.output_schema(deps.catalogue), fallback=dict, max_tokens=prompt.MAX_TOKENS)
+    result = await deps.model.structured(
+        "annotator",
+        messages,
+        prompt.output_schema(deps.catalogue),
+        fallback=dict,
+        max_tokens=prompt.MAX_TOKENS,
+    )
     return view_from(result.data)
 
 
 def quoted_pairs(items: object) -> tuple[tuple[str, str], ...]:
     """(id, evidence) pairs from the model's list, skipping anything malformed."""
     pairs = items if isinstance(items, list) else []
-    return tuple((str(p.get("id", "")), str(p.get("evidence", ""))) for p in pairs if isinstance(p, dict))
+    return tuple(
+        (str(p.get("id", "")), str(p.get("evidence", ""))) for p in pairs if isinstance(p, dict)
+    )
 
 
 def view_from(data: dict) -> logic.ModelView:

@@ -55,7 +55,9 @@ def quoted(quote: str, user_text: str) -> bool:
     return bool(quote.strip()) and squash(quote) in squash(user_text)
 
 
-def accepted_model_ids(view: ModelView, user_text: str, catalogue: Catalogue) -> tuple[set[str], list[str]]:
+def accepted_model_ids(
+    view: ModelView, user_text: str, catalogue: Catalogue
+) -> tuple[set[str], list[str]]:
     """Model-proposed ids whose quote is the user's and names the item (alias or lexicon).
 
     The model's judgment decides an ambiguous word ("post it to the teams"), so the quote
@@ -74,11 +76,17 @@ def accepted_model_ids(view: ModelView, user_text: str, catalogue: Catalogue) ->
     return accepted, overrides
 
 
-def accepted_model_removals(view: ModelView, user_text: str, catalogue: Catalogue) -> tuple[set[str], list[str]]:
+def accepted_model_removals(
+    view: ModelView, user_text: str, catalogue: Catalogue
+) -> tuple[set[str], list[str]]:
     """Model-proposed removals whose quote is the user's, names the item and holds a removal cue."""
     accepted, overrides = set(), []
     for item, quote in view.removals:
-        if catalogue.get(item) is None or not quoted(quote, user_text) or not names(item, quote, catalogue):
+        if (
+            catalogue.get(item) is None
+            or not quoted(quote, user_text)
+            or not names(item, quote, catalogue)
+        ):
             overrides.append("model_removal_without_evidence")
         elif not removal_cue(quote):
             overrides.append("model_removal_without_cue")
@@ -88,13 +96,13 @@ def accepted_model_removals(view: ModelView, user_text: str, catalogue: Catalogu
 
 
 def referred_removals(noted: set[str], match: MatchResult) -> set[str]:
-    """"Drop the sheet": a back-reference removes the one noted item it can mean."""
+    """ "Drop the sheet": a back-reference removes the one noted item it can mean."""
     meant = [[i for i in group if i in noted] for group in match.removed_refs]
     return {ids[0] for ids in meant if len(ids) == 1}
 
 
 def swapped_out(noted: set[str], match: MatchResult, catalogue: Catalogue) -> set[str]:
-    """"Post it in Teams instead": a new item replaces the one noted item of its kind and role.
+    """ "Post it in Teams instead": a new item replaces the one noted item of its kind and role.
 
     Only when the message names no removal itself and exactly one noted item could be
     meant; otherwise nothing is guessed away.
@@ -103,18 +111,26 @@ def swapped_out(noted: set[str], match: MatchResult, catalogue: Catalogue) -> se
     if not match.swap or match.removed or len(new) != 1:
         return set()
     kind, role = new[0].kind, new[0].role
-    same = {i for i in noted - set(match.mentioned) if catalogue.get(i).kind == kind and catalogue.get(i).role == role}
+    same = {
+        i
+        for i in noted - set(match.mentioned)
+        if catalogue.get(i).kind == kind and catalogue.get(i).role == role
+    }
     return same if len(same) == 1 else set()
 
 
-def fold_items(previous: Notes, match: MatchResult, added: set[str], removed: set[str]) -> tuple[set[str], set[str]]:
+def fold_items(
+    previous: Notes, match: MatchResult, added: set[str], removed: set[str]
+) -> tuple[set[str], set[str]]:
     """Accumulate: keep every noted item unless removed now; a re-mention brings it back.
 
     Within one message a removal with evidence wins over a mention (README, precedence).
     """
     removed_now = set(match.removed) | removed
     mentioned = (set(match.mentioned) | added) - removed_now
-    items = (set(previous.mentioned_integrations) | set(previous.mentioned_tools) | mentioned) - removed_now
+    items = (
+        set(previous.mentioned_integrations) | set(previous.mentioned_tools) | mentioned
+    ) - removed_now
     gone = (set(previous.removed) - mentioned) | removed_now
     return items, gone
 
@@ -127,7 +143,9 @@ def has_structure(items: set[str], catalogue: Catalogue) -> bool:
     return starts and acts and len(items) >= 2
 
 
-def confidence(items: set[str], user_text: str, model_confidence: float | None, catalogue: Catalogue) -> float:
+def confidence(
+    items: set[str], user_text: str, model_confidence: float | None, catalogue: Catalogue
+) -> float:
     """The model's judgment (or the rule's), capped by what code can verify."""
     structured = has_structure(items, catalogue)
     done = bool(DONE_SIGNAL.search(user_text)) and bool(items)
@@ -164,10 +182,19 @@ def summary_of(proposed: str, items: set[str], catalogue: Catalogue) -> tuple[st
     named = set(find_mentions(proposed, catalogue))
     if proposed.strip() and named <= items and (named or not items):
         return proposed, []
-    return heuristic_summary(items, catalogue), ["model_summary_disagrees_with_notes"] if proposed.strip() else []
+    return heuristic_summary(items, catalogue), [
+        "model_summary_disagrees_with_notes"
+    ] if proposed.strip() else []
 
 
-def fold(previous: Notes, user_text: str, view: ModelView, catalogue: Catalogue, threshold: float, turn_id: str | None) -> Folded:
+def fold(
+    previous: Notes,
+    user_text: str,
+    view: ModelView,
+    catalogue: Catalogue,
+    threshold: float,
+    turn_id: str | None,
+) -> Folded:
     """Fold one user turn into the notes, enforcing every code guarantee."""
     match = detect(user_text, catalogue)
     added, overrides = accepted_model_ids(view, user_text, catalogue)

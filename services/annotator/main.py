@@ -20,14 +20,21 @@ class Settings(InfraSettings, ModelSettings):
 
 
 settings = Settings()
-service = Service.declared(topology.node("annotator"), settings, handlers=handlers, model=recorded_model)
+service = Service.declared(
+    topology.node("annotator"), settings, handlers=handlers, model=recorded_model
+)
 
 
 def deps(opened: Opened) -> handlers.Deps:
     """What the handlers need, once Redis and the model are open."""
     return handlers.Deps(
-        redis=opened.redis, store=NotesStore(opened.redis, settings.session_ttl_s), model=opened.model, catalogue=load_catalogue(),
-        published=service.publisher_of(NotesUpdated), threshold=settings.ready_threshold, dedupe_ttl_s=settings.dedupe_ttl_s,
+        redis=opened.redis,
+        store=NotesStore(opened.redis, settings.session_ttl_s),
+        model=opened.model,
+        catalogue=load_catalogue(),
+        published=service.publisher_of(NotesUpdated),
+        threshold=settings.ready_threshold,
+        dedupe_ttl_s=settings.dedupe_ttl_s,
     )
 
 

@@ -30,7 +30,9 @@ def system_prompt(catalogue: Catalogue) -> str:
 
 def user_prompt(previous: Notes, last_reply: str, user_text: str) -> str:
     """The per-turn part: previous notes, what we last said, what the user said."""
-    memory = previous.model_dump(include={"requirement_summary", "mentioned_integrations", "mentioned_tools", "removed"})
+    memory = previous.model_dump(
+        include={"requirement_summary", "mentioned_integrations", "mentioned_tools", "removed"}
+    )
     return (
         f"Previous notes: {json.dumps(memory)}\n"
         f"Assistant said: {last_reply[:300]}\n"

@@ -33,4 +33,8 @@ class NotesStore:
     async def put(self, session_id: str, notes: Notes, expected_version: int) -> bool:
         """Store `notes` if nobody wrote since `expected_version`; False on a lost race."""
         key = session_key(session_id, "notes")
-        return bool(await self.redis.eval(_PUT_IF_VERSION, 1, key, expected_version, notes.model_dump_json(), self.ttl_s))
+        return bool(
+            await self.redis.eval(
+                _PUT_IF_VERSION, 1, key, expected_version, notes.model_dump_json(), self.ttl_s
+            )
+        )

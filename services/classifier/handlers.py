@@ -52,11 +52,18 @@ async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> N
     verdict, rule = logic.override(event.user_text, notes, deps.catalogue, proposed)
     record_overrides("classifier", [rule] if rule else [])
     if verdict in NEXT_PHASE:
-        await compare_and_set(deps.redis, session_key(event.session_id, "phase"), NEXT_PHASE[verdict], [Phase.CONFIRMING])
+        await compare_and_set(
+            deps.redis,
+            session_key(event.session_id, "phase"),
+            NEXT_PHASE[verdict],
+            [Phase.CONFIRMING],
+        )
     out = ReplyClassified.caused_by(event, verdict=verdict, rule=rule, context=event)
     await deps.classified.publish(out, key=out.key())
     if verdict == "confirmed":
-        done = RequirementsConfirmed.caused_by(event, notes=notes.model_copy(update={"ready": True}))
+        done = RequirementsConfirmed.caused_by(
+            event, notes=notes.model_copy(update={"ready": True})
+        )
         await deps.confirmed.publish(done, key=done.key())
 
 
@@ -65,7 +72,11 @@ async def propose(event: ContextTrimmed, deps: Deps) -> str:
     text = event.user_text
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text[:600]}]
     result = await deps.model.structured(
-        "classifier", messages, SCHEMA, fallback=lambda: {"verdict": logic.heuristic_verdict(text)}, max_tokens=20
+        "classifier",
+        messages,
+        SCHEMA,
+        fallback=lambda: {"verdict": logic.heuristic_verdict(text)},
+        max_tokens=20,
     )
     return str(result.data.get("verdict", ""))
 

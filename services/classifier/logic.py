@@ -51,7 +51,9 @@ def heuristic_verdict(text: str) -> Verdict:
     return "unclear"
 
 
-def override(text: str, notes: Notes, catalogue: Catalogue, proposed: str) -> tuple[Verdict, str | None]:
+def override(
+    text: str, notes: Notes, catalogue: Catalogue, proposed: str
+) -> tuple[Verdict, str | None]:
     """The final verdict and the code rule that fired (None when the model's stands)."""
     match = detect(text, catalogue)
     noted = set(notes.mentioned_integrations) | set(notes.mentioned_tools)

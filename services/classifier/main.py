@@ -17,13 +17,19 @@ class Settings(InfraSettings, ModelSettings):
 
 
 settings = Settings()
-service = Service.declared(topology.node("classifier"), settings, handlers=handlers, model=recorded_model)
+service = Service.declared(
+    topology.node("classifier"), settings, handlers=handlers, model=recorded_model
+)
 
 
 def deps(opened: Opened) -> handlers.Deps:
     """What the handlers need, once Redis and the model are open."""
     return handlers.Deps(
-        redis=opened.redis, model=opened.model, catalogue=load_catalogue(), classified=service.publisher_of(ReplyClassified), confirmed=service.publisher_of(RequirementsConfirmed),
+        redis=opened.redis,
+        model=opened.model,
+        catalogue=load_catalogue(),
+        classified=service.publisher_of(ReplyClassified),
+        confirmed=service.publisher_of(RequirementsConfirmed),
         dedupe_ttl_s=settings.dedupe_ttl_s,
     )
 

@@ -25,7 +25,7 @@ REPLY_SCHEMA = {
 }
 SYSTEM = (
     "You help a user describe an automation. Write ONE short, friendly question (under 30 words) "
-    "that follows the guidance. Return JSON {\"text\": ...}."
+    'that follows the guidance. Return JSON {"text": ...}.'
 )
 
 
@@ -63,7 +63,10 @@ async def on_reply_classified(event: ReplyClassified, deps: Deps = Context()) ->
 
 async def enter_confirming(redis: Redis, phase_key: str) -> bool:
     """Move gathering to confirming; also true when a redelivery finds it already moved."""
-    return await compare_and_set(redis, phase_key, Phase.CONFIRMING, [Phase.GATHERING]) or await redis.get(phase_key) == Phase.CONFIRMING
+    return (
+        await compare_and_set(redis, phase_key, Phase.CONFIRMING, [Phase.GATHERING])
+        or await redis.get(phase_key) == Phase.CONFIRMING
+    )
 
 
 async def question(event: NotesUpdated, deps: Deps) -> str:
@@ -71,11 +74,16 @@ async def question(event: NotesUpdated, deps: Deps) -> str:
     guidance = "; ".join(event.notes.hints) or "ask if anything else is needed"
     messages = [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": f"User said: {event.context.user_text[:400]}\nGuidance: {guidance}"},
+        {
+            "role": "user",
+            "content": f"User said: {event.context.user_text[:400]}\nGuidance: {guidance}",
+        },
     ]
     previous = last_reply(event)
     fallback = {"text": logic.fallback_question(event.notes, previous)}
-    result = await deps.model.structured("conversation", messages, REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=60)
+    result = await deps.model.structured(
+        "conversation", messages, REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=60
+    )
     text = str(result.data.get("text", ""))
     return text if logic.acceptable_question(text, previous) else fallback["text"]
 

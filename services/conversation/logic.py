@@ -21,11 +21,13 @@ HINT_QUESTIONS = {
 OPEN_QUESTION = "Got it. Anything else it should do? When you're done, say \"that's everything\"."
 # Asked in turn when the preferred question was the last thing said, so none repeats.
 OTHER_QUESTIONS = (
-    "Noted. Any filters, formats or timing I should know about? If not, say \"that's everything\".",
+    'Noted. Any filters, formats or timing I should know about? If not, say "that\'s everything".',
     "Thanks. Is anything missing from what it should do? Say \"that's everything\" when you're done.",
 )
 UNCHANGED = "I noted no change from that, so this still stands."
-ASSUME_START = "I'll assume you start it by hand; say if a schedule or an event should start it instead."
+ASSUME_START = (
+    "I'll assume you start it by hand; say if a schedule or an event should start it instead."
+)
 ASSUME_END = "I'll assume it ends with the {name} step and keeps the result in the saved workflow; say if it should go somewhere else."
 
 
@@ -46,12 +48,18 @@ def item_lines(notes: Notes, catalogue: Catalogue) -> list[str]:
 
 def assumptions(notes: Notes, catalogue: Catalogue) -> list[str]:
     """What the summary assumes where nothing noted starts the workflow or acts at its end."""
-    entries = [e for e in (catalogue.get(i) for i in [*notes.mentioned_integrations, *notes.mentioned_tools]) if e]
+    entries = [
+        e
+        for e in (catalogue.get(i) for i in [*notes.mentioned_integrations, *notes.mentioned_tools])
+        if e
+    ]
     lines = []
     if entries and not any(e.role in ("trigger", "source") for e in entries):
         lines.append(ASSUME_START)
     if entries and not any(e.role == "action" or e.also_acts for e in entries):
-        last = max(entries, key=lambda e: ("trigger", "source", "processor", "action").index(e.role))
+        last = max(
+            entries, key=lambda e: ("trigger", "source", "processor", "action").index(e.role)
+        )
         lines.append(ASSUME_END.format(name=last.name))
     return lines
 
@@ -59,7 +67,9 @@ def assumptions(notes: Notes, catalogue: Catalogue) -> list[str]:
 def confirmation_summary(notes: Notes, catalogue: Catalogue, wording: str = "") -> str:
     """The confirmation summary: the model's opening (if any), code's complete lists, assumptions."""
     opening = wording.strip() or f"Here is what I'll build: {notes.requirement_summary}"
-    return "\n".join([opening, *item_lines(notes, catalogue), *assumptions(notes, catalogue), CONFIRM_PROMPT])
+    return "\n".join(
+        [opening, *item_lines(notes, catalogue), *assumptions(notes, catalogue), CONFIRM_PROMPT]
+    )
 
 
 def candidate_questions(notes: Notes) -> list[str]:

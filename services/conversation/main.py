@@ -17,12 +17,20 @@ class Settings(InfraSettings, ModelSettings):
 
 
 settings = Settings()
-service = Service.declared(topology.node("conversation"), settings, handlers=handlers, model=recorded_model)
+service = Service.declared(
+    topology.node("conversation"), settings, handlers=handlers, model=recorded_model
+)
 
 
 def deps(opened: Opened) -> handlers.Deps:
     """What the handlers need, once Redis and the model are open."""
-    return handlers.Deps(redis=opened.redis, model=opened.model, catalogue=load_catalogue(), replies=service.publisher_of(ReplyGenerated), dedupe_ttl_s=settings.dedupe_ttl_s)
+    return handlers.Deps(
+        redis=opened.redis,
+        model=opened.model,
+        catalogue=load_catalogue(),
+        replies=service.publisher_of(ReplyGenerated),
+        dedupe_ttl_s=settings.dedupe_ttl_s,
+    )
 
 
 app = service.app(deps)

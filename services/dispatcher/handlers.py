@@ -13,7 +13,15 @@ from faststream.kafka import KafkaBroker
 from faststream.kafka.publisher import DefaultPublisher
 from prometheus_client import Counter
 
-from schemas.plan import PlanCompiled, PlanNode, RunStep, StepCompleted, StepProgressed, WorkflowCompleted, WorkflowFailed
+from schemas.plan import (
+    PlanCompiled,
+    PlanNode,
+    RunStep,
+    StepCompleted,
+    StepProgressed,
+    WorkflowCompleted,
+    WorkflowFailed,
+)
 from schemas.turn import Phase
 from services.dispatcher import logic
 from services.dispatcher.logic import Deadline, Decision, RunView
@@ -24,8 +32,14 @@ from shared.redis import session_key
 
 log = logging.getLogger("planwire.dispatcher")
 CAS_ATTEMPTS = 5
-STEP_RETRIES = Counter("planwire_step_retries_total", "Steps requested again, by runner and cause.", ["runner", "cause"])
-RUNS_FINISHED = Counter("planwire_runs_finished_total", "Plans walked to the end, by outcome.", ["outcome"])
+STEP_RETRIES = Counter(
+    "planwire_step_retries_total",
+    "Steps requested again, by runner and cause.",
+    ["runner", "cause"],
+)
+RUNS_FINISHED = Counter(
+    "planwire_runs_finished_total", "Plans walked to the end, by outcome.", ["outcome"]
+)
 
 
 @dataclass(kw_only=True)
@@ -44,7 +58,9 @@ class Deps(HandlerDeps):
 @handles("dispatcher")
 async def on_plan_compiled(event: PlanCompiled, deps: Deps = Context()) -> None:
     """Open the run of a new plan and request its first step."""
-    await deps.store.add_deadline(Deadline(event.session_id, event.plan_id, 0, 1), time.time() + deps.step_timeout_s)
+    await deps.store.add_deadline(
+        Deadline(event.session_id, event.plan_id, 0, 1), time.time() + deps.step_timeout_s
+    )
     if await deps.store.start(event.session_id, event.plan_id, len(event.nodes)):
         await dispatch(deps, event.session_id, event.plan_id, event.nodes, 0, 1)
 
@@ -61,14 +77,23 @@ async def on_step_completed(event: StepCompleted, deps: Deps = Context()) -> Non
 async def on_deadline(deps: Deps, deadline: Deadline) -> None:
     """A step attempt missed its deadline: re-request it, or fail the run when out of attempts."""
     nodes = await deps.store.nodes(deadline.session_id, deadline.plan_id)
-    decide = partial(logic.on_deadline, deadline=deadline, max_attempts=deps.max_attempts, timeout_s=deps.step_timeout_s)
+    decide = partial(
+        logic.on_deadline,
+        deadline=deadline,
+        max_attempts=deps.max_attempts,
+        timeout_s=deps.step_timeout_s,
+    )
     decision, seen = await settle(deps, deadline.session_id, nodes, decide)
     await act(deps, deadline.session_id, decision, seen, nodes, cause="timeout")
     await deps.store.remove_deadline(deadline)
 
 
 async def settle(
-    deps: Deps, session_id: str, nodes: list[PlanNode], decide: Callable[[RunView | None], Decision], version: int | None = None
+    deps: Deps,
+    session_id: str,
+    nodes: list[PlanNode],
+    decide: Callable[[RunView | None], Decision],
+    version: int | None = None,
 ) -> tuple[Decision, RunView | None]:
     """Decide on the current run and apply it by compare-and-set; decide again if it moved."""
     for _ in range(CAS_ATTEMPTS):
@@ -82,14 +107,28 @@ async def settle(
     raise RuntimeError(f"the run of {session_id} kept changing under the dispatcher")
 
 
-async def register_next_deadline(deps: Deps, session_id: str, seen: RunView, decision: Decision) -> None:
+async def register_next_deadline(
+    deps: Deps, session_id: str, seen: RunView, decision: Decision
+) -> None:
     """Written before the transition, so a crash can never leave a dispatched step without one."""
-    nxt = {"advance": (seen.cursor + 1, 1), "retry": (seen.cursor, decision.attempt)}.get(decision.action)
+    nxt = {"advance": (seen.cursor + 1, 1), "retry": (seen.cursor, decision.attempt)}.get(
+        decision.action
+    )
     if nxt and nxt[0] < seen.total:
-        await deps.store.add_deadline(Deadline(session_id, seen.plan_id, *nxt), time.time() + deps.step_timeout_s)
+        await deps.store.add_deadline(
+            Deadline(session_id, seen.plan_id, *nxt), time.time() + deps.step_timeout_s
+        )
 
 
-async def act(deps: Deps, session_id: str, decision: Decision, seen: RunView | None, nodes: list[PlanNode], *, cause: str) -> None:
+async def act(
+    deps: Deps,
+    session_id: str,
+    decision: Decision,
+    seen: RunView | None,
+    nodes: list[PlanNode],
+    *,
+    cause: str,
+) -> None:
     """Carry out an applied decision: progress, the next request, or the run's end."""
     if decision.action == "ignore" or seen is None:
         log.debug("ignored for %s: %s", session_id, decision.reason)
@@ -102,12 +141,16 @@ async def act(deps: Deps, session_id: str, decision: Decision, seen: RunView | N
     }
     await actions[decision.action]()
     if decision.action in ("advance", "fail"):
-        await deps.store.remove_deadline(Deadline(session_id, seen.plan_id, seen.cursor, seen.step_attempt))
+        await deps.store.remove_deadline(
+            Deadline(session_id, seen.plan_id, seen.cursor, seen.step_attempt)
+        )
 
 
 async def advance(deps: Deps, session_id: str, seen: RunView, nodes: list[PlanNode]) -> None:
     """Report the finished step, then request the next one or finish the run."""
-    await progress(deps, session_id, seen.plan_id, nodes, seen.cursor, seen.step_attempt, "completed")
+    await progress(
+        deps, session_id, seen.plan_id, nodes, seen.cursor, seen.step_attempt, "completed"
+    )
     if seen.cursor + 1 < seen.total:
         await dispatch(deps, session_id, seen.plan_id, nodes, seen.cursor + 1, 1)
     else:
@@ -115,18 +158,39 @@ async def advance(deps: Deps, session_id: str, seen: RunView, nodes: list[PlanNo
         RUNS_FINISHED.labels("completed").inc()
 
 
-async def retry(deps: Deps, session_id: str, seen: RunView, nodes: list[PlanNode], decision: Decision, cause: str) -> None:
+async def retry(
+    deps: Deps,
+    session_id: str,
+    seen: RunView,
+    nodes: list[PlanNode],
+    decision: Decision,
+    cause: str,
+) -> None:
     """Request the step under the cursor again, with the next attempt number."""
     STEP_RETRIES.labels(nodes[seen.cursor].runner, cause).inc()
-    log.warning("re-requesting step %d of %s (attempt %d): %s", seen.cursor, session_id, decision.attempt, decision.reason)
-    await deps.store.remove_deadline(Deadline(session_id, seen.plan_id, seen.cursor, seen.step_attempt))
+    log.warning(
+        "re-requesting step %d of %s (attempt %d): %s",
+        seen.cursor,
+        session_id,
+        decision.attempt,
+        decision.reason,
+    )
+    await deps.store.remove_deadline(
+        Deadline(session_id, seen.plan_id, seen.cursor, seen.step_attempt)
+    )
     await dispatch(deps, session_id, seen.plan_id, nodes, seen.cursor, decision.attempt)
 
 
 async def fail(deps: Deps, session_id: str, seen: RunView, reason: str) -> None:
     """The run is out of attempts (the store recorded the reason): the session fails."""
-    await compare_and_set(deps.redis, session_key(session_id, "phase"), Phase.FAILED, [Phase.EXECUTING])
-    out = WorkflowFailed(event_id=logic.plan_event_id(seen.plan_id, "WorkflowFailed"), session_id=session_id, reason=reason)
+    await compare_and_set(
+        deps.redis, session_key(session_id, "phase"), Phase.FAILED, [Phase.EXECUTING]
+    )
+    out = WorkflowFailed(
+        event_id=logic.plan_event_id(seen.plan_id, "WorkflowFailed"),
+        session_id=session_id,
+        reason=reason,
+    )
     await deps.failed.publish(out, key=out.key())
     RUNS_FINISHED.labels("failed").inc()
 
@@ -134,11 +198,17 @@ async def fail(deps: Deps, session_id: str, seen: RunView, reason: str) -> None:
 async def finish(deps: Deps, session_id: str, plan_id: str, nodes: list[PlanNode]) -> None:
     """After the summarizer: the session is completed and the user gets the summary."""
     content = await deps.store.artifact(session_id, nodes[-1].node_id)
-    await compare_and_set(deps.redis, session_key(session_id, "phase"), Phase.COMPLETED, [Phase.EXECUTING])
+    await compare_and_set(
+        deps.redis, session_key(session_id, "phase"), Phase.COMPLETED, [Phase.EXECUTING]
+    )
     out = WorkflowCompleted(
         event_id=logic.plan_event_id(plan_id, "WorkflowCompleted"),
         session_id=session_id,
-        workflow_id=str(content.get("workflow_id") or await deps.redis.get(session_key(session_id, "workflow")) or "unknown"),
+        workflow_id=str(
+            content.get("workflow_id")
+            or await deps.redis.get(session_key(session_id, "workflow"))
+            or "unknown"
+        ),
         summary=str(content.get("summary", "")),
     )
     await deps.completed.publish(out, key=out.key())
@@ -150,11 +220,17 @@ async def announce(deps: Deps, session_id: str, seen: RunView, nodes: list[PlanN
         await finish(deps, session_id, seen.plan_id, nodes)
     else:
         reason = await deps.redis.get(session_key(session_id, "failure")) or "the workflow failed"
-        out = WorkflowFailed(event_id=logic.plan_event_id(seen.plan_id, "WorkflowFailed"), session_id=session_id, reason=reason)
+        out = WorkflowFailed(
+            event_id=logic.plan_event_id(seen.plan_id, "WorkflowFailed"),
+            session_id=session_id,
+            reason=reason,
+        )
         await deps.failed.publish(out, key=out.key())
 
 
-async def dispatch(deps: Deps, session_id: str, plan_id: str, nodes: list[PlanNode], index: int, attempt: int) -> None:
+async def dispatch(
+    deps: Deps, session_id: str, plan_id: str, nodes: list[PlanNode], index: int, attempt: int
+) -> None:
     """Send RunStep for one node to its runner's command topic, and tell the user."""
     node = nodes[index]
     command = RunStep(
@@ -166,10 +242,26 @@ async def dispatch(deps: Deps, session_id: str, plan_id: str, nodes: list[PlanNo
         attempt=attempt,
     )
     await deps.broker.publish(command, RunStep.topic_for(node.runner).name, key=command.key())
-    await progress(deps, session_id, plan_id, nodes, index, attempt, "dispatched" if attempt == 1 else "retrying")
+    await progress(
+        deps,
+        session_id,
+        plan_id,
+        nodes,
+        index,
+        attempt,
+        "dispatched" if attempt == 1 else "retrying",
+    )
 
 
-async def progress(deps: Deps, session_id: str, plan_id: str, nodes: list[PlanNode], index: int, attempt: int, status: str) -> None:
+async def progress(
+    deps: Deps,
+    session_id: str,
+    plan_id: str,
+    nodes: list[PlanNode],
+    index: int,
+    attempt: int,
+    status: str,
+) -> None:
     """One StepProgressed for the user's progress stream."""
     node = nodes[index]
     out = StepProgressed(

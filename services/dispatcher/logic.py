@@ -95,7 +95,9 @@ def on_completion(run: RunView | None, done: StepCompleted, max_attempts: int) -
     return retry_or_fail(run, max_attempts, done.error or "the step reported a failure")
 
 
-def on_deadline(run: RunView | None, deadline: Deadline, max_attempts: int, timeout_s: float) -> Decision:
+def on_deadline(
+    run: RunView | None, deadline: Deadline, max_attempts: int, timeout_s: float
+) -> Decision:
     """Decide what a missed deadline does: re-request the step, or fail the run."""
     current = (
         run is not None
@@ -127,7 +129,10 @@ def explain(decision: Decision, run: RunView | None, nodes: list[PlanNode]) -> D
         return Decision("ignore", decision.index, reason="the plan log does not match the run")
     if decision.action == "fail":
         node = nodes[run.cursor]
-        return replace(decision, reason=failure_reason(node, run.cursor, run.total, run.step_attempt, decision.reason))
+        return replace(
+            decision,
+            reason=failure_reason(node, run.cursor, run.total, run.step_attempt, decision.reason),
+        )
     return decision
 
 

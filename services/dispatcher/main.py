@@ -29,15 +29,26 @@ service = Service.declared(topology.node("dispatcher"), settings, handlers=handl
 def deps(opened: Opened) -> handlers.Deps:
     """What the handlers and the sweep need, once Redis is open."""
     return handlers.Deps(
-        redis=opened.redis, store=RunStore(opened.redis, settings.session_ttl_s), broker=service.broker,
-        progressed=service.publisher_of(StepProgressed), completed=service.publisher_of(WorkflowCompleted), failed=service.publisher_of(WorkflowFailed),
-        step_timeout_s=settings.step_timeout_s, max_attempts=settings.step_attempts, dedupe_ttl_s=settings.dedupe_ttl_s,
+        redis=opened.redis,
+        store=RunStore(opened.redis, settings.session_ttl_s),
+        broker=service.broker,
+        progressed=service.publisher_of(StepProgressed),
+        completed=service.publisher_of(WorkflowCompleted),
+        failed=service.publisher_of(WorkflowFailed),
+        step_timeout_s=settings.step_timeout_s,
+        max_attempts=settings.step_attempts,
+        dedupe_ttl_s=settings.dedupe_ttl_s,
     )
 
 
 def sweep(deps: handlers.Deps):
     """The deadline sweep, running as long as the service does."""
-    return sweeping(deps, interval_s=settings.sweep_interval_s, lease_s=settings.sweep_lease_s, batch=settings.sweep_batch)
+    return sweeping(
+        deps,
+        interval_s=settings.sweep_interval_s,
+        lease_s=settings.sweep_lease_s,
+        batch=settings.sweep_batch,
+    )
 
 
 app = service.app(deps, running=sweep)

@@ -84,7 +84,11 @@ class RunStore:
         self.redis, self.ttl_s = redis, ttl_s
 
     def _keys(self, session_id: str) -> tuple[str, str, str]:
-        return (session_key(session_id, "plan", "run"), session_key(session_id, "plan", "steps"), session_key(session_id, "failure"))
+        return (
+            session_key(session_id, "plan", "run"),
+            session_key(session_id, "plan", "steps"),
+            session_key(session_id, "failure"),
+        )
 
     async def read(self, session_id: str) -> RunView | None:
         """The run as it stands, read in one transaction."""
@@ -100,15 +104,31 @@ class RunStore:
         keys = self._keys(session_id)[:2]
         return bool(await self.redis.eval(_START, 2, *keys, plan_id, total, self.ttl_s))
 
-    async def transition(self, session_id: str, seen: RunView, decision: Decision, artifact_version: int | None = None) -> bool:
+    async def transition(
+        self,
+        session_id: str,
+        seen: RunView,
+        decision: Decision,
+        artifact_version: int | None = None,
+    ) -> bool:
         """Apply `decision` if the run is still `seen`; False when it moved meanwhile."""
         value = artifact_version if decision.action == "advance" else decision.attempt
-        args = (seen.plan_id, seen.cursor, seen.step_attempt, decision.action, value or 0, decision.reason, self.ttl_s)
+        args = (
+            seen.plan_id,
+            seen.cursor,
+            seen.step_attempt,
+            decision.action,
+            value or 0,
+            decision.reason,
+            self.ttl_s,
+        )
         return bool(await self.redis.eval(_TRANSITION, 3, *self._keys(session_id), *args))
 
     async def nodes(self, session_id: str, plan_id: str) -> list[PlanNode]:
         """The plan's nodes from the planner's log; empty if the log holds another plan."""
-        stored_plan, raw = await self.redis.hmget(session_key(session_id, "plan"), "plan_id", "nodes")
+        stored_plan, raw = await self.redis.hmget(
+            session_key(session_id, "plan"), "plan_id", "nodes"
+        )
         if stored_plan != plan_id or not raw:
             return []
         return [PlanNode.model_validate(node) for node in json.loads(raw)]
@@ -128,5 +148,7 @@ class RunStore:
 
     async def claim_due(self, now_s: float, lease_s: float, batch: int) -> list[Deadline]:
         """Due deadlines, each claimed for `lease_s` by this caller alone."""
-        due = await self.redis.eval(_CLAIM_DUE, 1, DEADLINES_KEY, int(now_s * 1000), int((now_s + lease_s) * 1000), batch)
+        due = await self.redis.eval(
+            _CLAIM_DUE, 1, DEADLINES_KEY, int(now_s * 1000), int((now_s + lease_s) * 1000), batch
+        )
         return [Deadline.parse(member) for member in due]

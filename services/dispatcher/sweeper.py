@@ -25,7 +25,7 @@ async def sweep_once(deps: Deps, now_s: float, *, lease_s: float, batch: int) ->
     for deadline in due:
         try:
             await on_deadline(deps, deadline)
-        except Exception:  # noqa: BLE001 - the lease runs out and the entry comes due again
+        except Exception:
             log.exception("deadline %s failed; it will come due again", deadline.member())
     return len(due)
 
@@ -35,15 +35,19 @@ async def run_sweeper(deps: Deps, *, interval_s: float, lease_s: float, batch: i
     while True:
         try:
             await sweep_once(deps, time.time(), lease_s=lease_s, batch=batch)
-        except Exception:  # noqa: BLE001 - keep sweeping; the next tick retries
+        except Exception:
             log.exception("deadline sweep failed")
         await asyncio.sleep(interval_s)
 
 
 @contextlib.asynccontextmanager
-async def sweeping(deps: Deps, *, interval_s: float, lease_s: float, batch: int) -> AsyncIterator[None]:
+async def sweeping(
+    deps: Deps, *, interval_s: float, lease_s: float, batch: int
+) -> AsyncIterator[None]:
     """Run the sweep in the background while the block runs; stop it on the way out."""
-    sweep = asyncio.create_task(run_sweeper(deps, interval_s=interval_s, lease_s=lease_s, batch=batch))
+    sweep = asyncio.create_task(
+        run_sweeper(deps, interval_s=interval_s, lease_s=lease_s, batch=batch)
+    )
     try:
         yield
     finally:

@@ -20,26 +20,45 @@ async def forward(store: SessionStore, event: Event, event_type: str, data: dict
 @handles("gateway", claim=False)
 async def on_reply_generated(event: ReplyGenerated, store: SessionStore = Context()) -> None:
     """Stream planwire's reply to the user."""
-    await forward(store, event, "reply", {"text": event.text, "kind": event.reply_kind, "phase": event.phase})
+    await forward(
+        store, event, "reply", {"text": event.text, "kind": event.reply_kind, "phase": event.phase}
+    )
 
 
 @handles("gateway", claim=False)
 async def on_plan_compiled(event: PlanCompiled, store: SessionStore = Context()) -> None:
     """Tell the user which specialist steps the plan will run."""
     specialists = [n.specialist for n in event.nodes if n.kind == "specialist" and n.specialist]
-    await forward(store, event, "plan", {"plan_id": event.plan_id, "specialists": specialists, "steps": len(event.nodes)})
+    await forward(
+        store,
+        event,
+        "plan",
+        {"plan_id": event.plan_id, "specialists": specialists, "steps": len(event.nodes)},
+    )
 
 
 @handles("gateway", claim=False)
 async def on_step_progressed(event: StepProgressed, store: SessionStore = Context()) -> None:
     """Stream dispatch progress, one event per step transition."""
-    await forward(store, event, "progress", event.model_dump(mode="json", include={"node_index", "total", "node_id", "runner", "status"}))
+    await forward(
+        store,
+        event,
+        "progress",
+        event.model_dump(
+            mode="json", include={"node_index", "total", "node_id", "runner", "status"}
+        ),
+    )
 
 
 @handles("gateway", claim=False)
 async def on_workflow_completed(event: WorkflowCompleted, store: SessionStore = Context()) -> None:
     """Hand the user the saved workflow's id and the summary."""
-    await forward(store, event, "workflow_completed", {"workflow_id": event.workflow_id, "summary": event.summary})
+    await forward(
+        store,
+        event,
+        "workflow_completed",
+        {"workflow_id": event.workflow_id, "summary": event.summary},
+    )
 
 
 @handles("gateway", claim=False)

@@ -39,7 +39,9 @@ def new_turn_id() -> str:
 
 def sse_frame(event_id: str, event_type: str, data: dict) -> str:
     """One Server-Sent Event; the id lets a reconnecting client resume after it."""
-    return f"id: {event_id}\nevent: {event_type}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+    return (
+        f"id: {event_id}\nevent: {event_type}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+    )
 
 
 def resume_point(last_event_id: str | None) -> str:

@@ -35,7 +35,11 @@ turns = service.publisher_of(TurnReceived)
 async def lifespan(app: FastAPI):
     """Connect Redis and the broker; the consumers share one group across replicas."""
     async with service.opened() as opened:
-        app.state.store, app.state.turns, app.state.api_keys = SessionStore(opened.redis, settings.session_ttl_s), turns, settings.api_keys
+        app.state.store, app.state.turns, app.state.api_keys = (
+            SessionStore(opened.redis, settings.session_ttl_s),
+            turns,
+            settings.api_keys,
+        )
         broker.context.set_global("store", app.state.store)
         await broker.start()
         async with phase_sampler(opened.redis, settings.phase_sample_s):
@@ -59,7 +63,9 @@ async def invalid_request(_request, exc: RequestValidationError) -> JSONResponse
     """Bad HTTP input: a 422 with a readable message, not a stack trace."""
     first = exc.errors()[0] if exc.errors() else {}
     where = ".".join(str(p) for p in first.get("loc", ()))
-    return JSONResponse({"detail": f"{where}: {first.get('msg', 'invalid request')}"}, status_code=422)
+    return JSONResponse(
+        {"detail": f"{where}: {first.get('msg', 'invalid request')}"}, status_code=422
+    )
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ log = logging.getLogger("planwire.gateway")
 
 TURNS = Counter("planwire_turns_total", "User messages accepted by the gateway.")
 SESSIONS_CREATED = Counter("planwire_sessions_created_total", "Sessions started.")
-SESSIONS_BY_PHASE = Gauge("planwire_sessions_by_phase", "Live sessions in each phase (sampled from Redis).", ["phase"])
+SESSIONS_BY_PHASE = Gauge(
+    "planwire_sessions_by_phase", "Live sessions in each phase (sampled from Redis).", ["phase"]
+)
 SAMPLE_EVERY_S = 15.0
 
 
@@ -41,7 +43,7 @@ async def sample_phases_forever(redis: Redis, every_s: float = SAMPLE_EVERY_S) -
             tally = await count_phases(redis)
             for phase in Phase:
                 SESSIONS_BY_PHASE.labels(phase.value).set(tally.get(phase.value, 0))
-        except Exception:  # noqa: BLE001 - a missed sample must not stop the gateway
+        except Exception:
             log.exception("could not sample session phases")
         await asyncio.sleep(every_s)
 

@@ -21,7 +21,9 @@ OPEN_PHASES = {Phase.GATHERING, Phase.CONFIRMING}
 class MessageIn(BaseModel):
     """A user message."""
 
-    text: str = Field(max_length=logic.MAX_MESSAGE_BYTES * 4, description="What the user says (up to 8 KB).")
+    text: str = Field(
+        max_length=logic.MAX_MESSAGE_BYTES * 4, description="What the user says (up to 8 KB)."
+    )
 
 
 def store_of(request: Request) -> SessionStore:
@@ -39,7 +41,9 @@ def tenant_of(request: Request, authorization: str | None = Header(default=None)
     return keys[token]
 
 
-async def owned_session(session_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)) -> str:
+async def owned_session(
+    session_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
+) -> str:
     """The session id if it exists and belongs to the caller; 404 otherwise (no existence leak)."""
     if await store.tenant(session_id) != tenant:
         raise HTTPException(404, f"no session {session_id}")
@@ -47,7 +51,9 @@ async def owned_session(session_id: str, tenant: str = Depends(tenant_of), store
 
 
 @router.post("/sessions", status_code=201)
-async def create_session(tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)) -> dict:
+async def create_session(
+    tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
+) -> dict:
     """Start a conversation."""
     session_id = logic.new_session_id()
     await store.create(session_id, tenant)
@@ -56,7 +62,9 @@ async def create_session(tenant: str = Depends(tenant_of), store: SessionStore =
 
 
 @router.post("/sessions/{session_id}/messages", status_code=202)
-async def post_message(body: MessageIn, request: Request, session_id: str = Depends(owned_session)) -> dict:
+async def post_message(
+    body: MessageIn, request: Request, session_id: str = Depends(owned_session)
+) -> dict:
     """Accept a user message; the reply arrives on the event stream."""
     try:
         text = logic.validate_message(body.text)
@@ -65,9 +73,13 @@ async def post_message(body: MessageIn, request: Request, session_id: str = Depe
     store = store_of(request)
     phase = await store.phase(session_id)
     if phase not in OPEN_PHASES:
-        raise HTTPException(409, f"the session is {phase}; it takes messages only while gathering or confirming")
+        raise HTTPException(
+            409, f"the session is {phase}; it takes messages only while gathering or confirming"
+        )
     seq = await store.next_turn(session_id)
-    event = TurnReceived(session_id=session_id, turn_id=logic.new_turn_id(), text=text, turn_seq=seq)
+    event = TurnReceived(
+        session_id=session_id, turn_id=logic.new_turn_id(), text=text, turn_seq=seq
+    )
     await request.app.state.turns.publish(event, key=event.key())
     TURNS.inc()
     return {"turn_id": event.turn_id, "event_id": str(event.event_id)}
@@ -80,7 +92,9 @@ async def get_session(request: Request, session_id: str = Depends(owned_session)
 
 
 @router.get("/workflows/{workflow_id}")
-async def get_workflow(workflow_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)) -> dict:
+async def get_workflow(
+    workflow_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
+) -> dict:
     """The saved workflow document (the caller's tenant only)."""
     found = await store.workflow(workflow_id)
     if not found or await store.tenant(found[0]) != tenant:
@@ -89,14 +103,24 @@ async def get_workflow(workflow_id: str, tenant: str = Depends(tenant_of), store
 
 
 @router.get("/sessions/{session_id}/events")
-async def stream_events(request: Request, session_id: str = Depends(owned_session), last_event_id: str | None = Header(default=None)) -> StreamingResponse:
+async def stream_events(
+    request: Request,
+    session_id: str = Depends(owned_session),
+    last_event_id: str | None = Header(default=None),
+) -> StreamingResponse:
     """Server-Sent Events of replies and progress; resumes after Last-Event-ID."""
     after = logic.resume_point(last_event_id or request.query_params.get("after"))
     frames = sse_frames(request, store_of(request), session_id, after)
-    return StreamingResponse(frames, media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return StreamingResponse(
+        frames,
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
 
 
-async def sse_frames(request: Request, store: SessionStore, session_id: str, after: str) -> AsyncIterator[str]:
+async def sse_frames(
+    request: Request, store: SessionStore, session_id: str, after: str
+) -> AsyncIterator[str]:
     """Read the session's stream until the client goes away; comments keep proxies open."""
     yield ": connected\n\n"
     while not await request.is_disconnected():

@@ -60,8 +60,12 @@ class SessionStore:
         return {
             "session_id": session_id,
             "phase": phase or Phase.GATHERING,
-            "notes": Notes.model_validate_json(notes).model_dump() if notes else Notes().model_dump(),
-            "transcript": [ChatMessage.model_validate_json(m.split("|", 1)[1]).model_dump() for m in transcript],
+            "notes": Notes.model_validate_json(notes).model_dump()
+            if notes
+            else Notes().model_dump(),
+            "transcript": [
+                ChatMessage.model_validate_json(m.split("|", 1)[1]).model_dump() for m in transcript
+            ],
             "workflow_id": workflow,
             "failure": await self.redis.get(session_key(session_id, "failure")),
             "usage": usage_view(await self.redis.hgetall(session_key(session_id, "usage"))),
@@ -78,17 +82,27 @@ class SessionStore:
     async def workflow(self, workflow_id: str) -> tuple[str, dict] | None:
         """The saved workflow document and its owning session, or None."""
         session_id = await self.redis.get(f"pw:workflow:{{{workflow_id}}}")
-        raw = await self.redis.get(session_key(session_id, "workflow", "doc")) if session_id else None
+        raw = (
+            await self.redis.get(session_key(session_id, "workflow", "doc")) if session_id else None
+        )
         return (session_id, json.loads(raw)) if raw else None
 
-    async def publish_outbound(self, session_id: str, event_id: str, event_type: str, data: dict) -> str | None:
+    async def publish_outbound(
+        self, session_id: str, event_id: str, event_type: str, data: dict
+    ) -> str | None:
         """Append an outbound event once; None when it was already appended."""
         keys = (session_key(session_id, "outbox"), session_key(session_id, "outbox", "ids"))
         args = (event_id, event_type, json.dumps(data, default=str), self.ttl_s, STREAM_MAXLEN)
         return await self.redis.eval(_XADD_ONCE, 2, *keys, *args)
 
-    async def read_outbound(self, session_id: str, after: str, block_ms: int) -> list[tuple[str, str, dict]]:
+    async def read_outbound(
+        self, session_id: str, after: str, block_ms: int
+    ) -> list[tuple[str, str, dict]]:
         """Events after stream id `after`, waiting up to `block_ms` for the first one."""
-        reply = await self.redis.xread({session_key(session_id, "outbox"): after}, count=100, block=block_ms)
+        reply = await self.redis.xread(
+            {session_key(session_id, "outbox"): after}, count=100, block=block_ms
+        )
         entries = reply[0][1] if reply else []
-        return [(entry_id, fields["type"], json.loads(fields["data"])) for entry_id, fields in entries]
+        return [
+            (entry_id, fields["type"], json.loads(fields["data"])) for entry_id, fields in entries
+        ]

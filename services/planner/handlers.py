@@ -21,7 +21,9 @@ from shared.model import ModelPort
 from shared.redis import session_key
 
 log = logging.getLogger("planwire.planner")
-PLAN_REPAIRS = Counter("planwire_plan_repairs_total", "Plan rules code enforced after the model's proposal.", ["rule"])
+PLAN_REPAIRS = Counter(
+    "planwire_plan_repairs_total", "Plan rules code enforced after the model's proposal.", ["rule"]
+)
 
 
 @dataclass(kw_only=True)
@@ -38,15 +40,21 @@ class Deps(HandlerDeps):
 async def on_requirements_confirmed(event: RequirementsConfirmed, deps: Deps = Context()) -> None:
     """Compile and log the plan, move planning to executing, publish PlanCompiled."""
     plan_id = logic.plan_id_for(event.event_id)
-    plan = await deps.store.read(event.session_id, plan_id) or await compile_and_log(event, plan_id, deps)
+    plan = await deps.store.read(event.session_id, plan_id) or await compile_and_log(
+        event, plan_id, deps
+    )
     if plan is None or not await enter_executing(deps, event.session_id):
-        log.info("session %s is not planning; confirmation %s ignored", event.session_id, event.event_id)
+        log.info(
+            "session %s is not planning; confirmation %s ignored", event.session_id, event.event_id
+        )
         return
     out = PlanCompiled.caused_by(event, plan_id=plan_id, nodes=plan.nodes, repairs=plan.repairs)
     await deps.compiled.publish(out, key=out.key())
 
 
-async def compile_and_log(event: RequirementsConfirmed, plan_id: str, deps: Deps) -> logic.Compiled | None:
+async def compile_and_log(
+    event: RequirementsConfirmed, plan_id: str, deps: Deps
+) -> logic.Compiled | None:
     """Ask the model, enforce the rules, log the plan; None unless the session is planning."""
     if await deps.redis.get(session_key(event.session_id, "phase")) != Phase.PLANNING:
         return None
@@ -60,7 +68,10 @@ async def compile_and_log(event: RequirementsConfirmed, plan_id: str, deps: Deps
 async def enter_executing(deps: Deps, session_id: str) -> bool:
     """planning -> executing; also true when a previous attempt already moved it."""
     key = session_key(session_id, "phase")
-    return await compare_and_set(deps.redis, key, Phase.EXECUTING, [Phase.PLANNING]) or await deps.redis.get(key) == Phase.EXECUTING
+    return (
+        await compare_and_set(deps.redis, key, Phase.EXECUTING, [Phase.PLANNING])
+        or await deps.redis.get(key) == Phase.EXECUTING
+    )
 
 
 async def propose(notes: Notes, deps: Deps) -> logic.Proposal:

@@ -47,7 +47,9 @@ def noted_ids(notes: Notes, catalogue: Catalogue) -> list[str]:
     """The noted integrations and tools that are in the catalogue and not removed, once each."""
     items = [*notes.mentioned_integrations, *notes.mentioned_tools]
     removed = set(notes.removed)
-    return list(dict.fromkeys(i for i in items if catalogue.get(i) is not None and i not in removed))
+    return list(
+        dict.fromkeys(i for i in items if catalogue.get(i) is not None and i not in removed)
+    )
 
 
 def rank(item: str, catalogue: Catalogue) -> int:
@@ -60,17 +62,26 @@ def rank(item: str, catalogue: Catalogue) -> int:
 def heuristic_proposal(notes: Notes, catalogue: Catalogue) -> dict:
     """The rule-made proposal (the model port's fallback): noted order, template instructions."""
     items = sorted(noted_ids(notes, catalogue), key=lambda i: rank(i, catalogue))
-    return {"order": items, "instructions": [{"id": i, "text": specialist_instruction(i, notes, catalogue)} for i in items]}
+    return {
+        "order": items,
+        "instructions": [
+            {"id": i, "text": specialist_instruction(i, notes, catalogue)} for i in items
+        ],
+    }
 
 
 def specialist_instruction(item: str, notes: Notes, catalogue: Catalogue) -> str:
     """The template instruction for a specialist step."""
     entry = catalogue.get(item)
     goal = notes.requirement_summary or "the automation the user described"
-    return f"Configure {entry.name} ({entry.role}) for this automation: {goal}"[:MAX_INSTRUCTION_CHARS]
+    return f"Configure {entry.name} ({entry.role}) for this automation: {goal}"[
+        :MAX_INSTRUCTION_CHARS
+    ]
 
 
-def accepted(order: tuple[str, ...], required: list[str], catalogue: Catalogue) -> tuple[list[str], list[str]]:
+def accepted(
+    order: tuple[str, ...], required: list[str], catalogue: Catalogue
+) -> tuple[list[str], list[str]]:
     """The proposed ids that may enter the plan, once each, and the repairs for the rest."""
     kept: list[str] = []
     repairs: list[str] = []
@@ -90,7 +101,9 @@ def enforce(proposal: Proposal, notes: Notes, catalogue: Catalogue) -> tuple[lis
     """The specialist order after code's rules, and the repairs that took."""
     required = noted_ids(notes, catalogue)
     kept, repairs = accepted(proposal.order, required, catalogue)
-    by_rank = sorted(kept, key=lambda i: rank(i, catalogue))  # stable: the model's order within a group
+    by_rank = sorted(
+        kept, key=lambda i: rank(i, catalogue)
+    )  # stable: the model's order within a group
     if by_rank != kept:
         repairs.append("ordering")
     missing = [i for i in required if i not in kept]
@@ -104,8 +117,24 @@ def compile_plan(proposal: Proposal, notes: Notes, catalogue: Catalogue) -> Comp
     nodes: list[PlanNode] = []
     for item in order:
         text = proposal.instructions.get(item, "").strip()[:MAX_INSTRUCTION_CHARS]
-        nodes.append(PlanNode(kind="specialist", node_id=item, runner=item, specialist=item, instructions=text or specialist_instruction(item, notes, catalogue)))
-        nodes.append(PlanNode(kind="config", node_id=f"{item}.config", runner=item, specialist=item, instructions=config_instruction(item, catalogue)))
+        nodes.append(
+            PlanNode(
+                kind="specialist",
+                node_id=item,
+                runner=item,
+                specialist=item,
+                instructions=text or specialist_instruction(item, notes, catalogue),
+            )
+        )
+        nodes.append(
+            PlanNode(
+                kind="config",
+                node_id=f"{item}.config",
+                runner=item,
+                specialist=item,
+                instructions=config_instruction(item, catalogue),
+            )
+        )
     return Compiled(nodes + fixed_region(), repairs)
 
 
@@ -117,9 +146,24 @@ def config_instruction(item: str, catalogue: Catalogue) -> str:
 def fixed_region() -> list[PlanNode]:
     """Composer, save and summarizer: appended by code to every plan."""
     return [
-        PlanNode(kind="composer", node_id="composer", runner="composer", instructions="Assemble the workflow document from the config artifacts."),
-        PlanNode(kind="save", node_id="save", runner="save", instructions="Persist the workflow document."),
-        PlanNode(kind="summarizer", node_id="summarizer", runner="summarizer", instructions="Tell the user what was built, naming every step."),
+        PlanNode(
+            kind="composer",
+            node_id="composer",
+            runner="composer",
+            instructions="Assemble the workflow document from the config artifacts.",
+        ),
+        PlanNode(
+            kind="save",
+            node_id="save",
+            runner="save",
+            instructions="Persist the workflow document.",
+        ),
+        PlanNode(
+            kind="summarizer",
+            node_id="summarizer",
+            runner="summarizer",
+            instructions="Tell the user what was built, naming every step.",
+        ),
     ]
 
 

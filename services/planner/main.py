@@ -18,14 +18,20 @@ class Settings(InfraSettings, ModelSettings):
 
 
 settings = Settings()
-service = Service.declared(topology.node("planner"), settings, handlers=handlers, model=recorded_model)
+service = Service.declared(
+    topology.node("planner"), settings, handlers=handlers, model=recorded_model
+)
 
 
 def deps(opened: Opened) -> handlers.Deps:
     """What the handlers need, once Redis and the model are open."""
     return handlers.Deps(
-        redis=opened.redis, store=PlanStore(opened.redis, settings.session_ttl_s), model=opened.model, catalogue=load_catalogue(),
-        compiled=service.publisher_of(PlanCompiled), dedupe_ttl_s=settings.dedupe_ttl_s,
+        redis=opened.redis,
+        store=PlanStore(opened.redis, settings.session_ttl_s),
+        model=opened.model,
+        catalogue=load_catalogue(),
+        compiled=service.publisher_of(PlanCompiled),
+        dedupe_ttl_s=settings.dedupe_ttl_s,
     )
 
 

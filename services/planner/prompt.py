@@ -15,7 +15,10 @@ Return JSON only: {"order": [ids], "instructions": [{"id": id, "text": instructi
 
 def messages(notes: Notes, catalogue: Catalogue) -> list[dict]:
     """System instructions, then this session's notes."""
-    lines = [f"- {i} ({catalogue.get(i).role}): {catalogue.get(i).name}" for i in noted_ids(notes, catalogue)]
+    lines = [
+        f"- {i} ({catalogue.get(i).role}): {catalogue.get(i).name}"
+        for i in noted_ids(notes, catalogue)
+    ]
     user = f"Requirements: {notes.requirement_summary}\nNoted:\n" + "\n".join(lines)
     return [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": user}]
 

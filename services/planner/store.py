@@ -44,14 +44,22 @@ class PlanStore:
         """Log the plan atomically; False when this plan was already logged."""
         keys = (session_key(session_id, "plan"), session_key(session_id, "plan", "messages"))
         nodes = json.dumps([n.model_dump() for n in plan.nodes])
-        messages = [part for n in plan.nodes for part in (n.node_id, json.dumps([{"role": "planner", "text": n.instructions}]))]
+        messages = [
+            part
+            for n in plan.nodes
+            for part in (n.node_id, json.dumps([{"role": "planner", "text": n.instructions}]))
+        ]
         created = datetime.now(UTC).isoformat()
         args = (plan_id, nodes, summary, json.dumps(plan.repairs), created, self.ttl_s, *messages)
         return bool(await self.redis.eval(_WRITE_PLAN, 2, *keys, *args))
 
     async def read(self, session_id: str, plan_id: str) -> Compiled | None:
         """The logged plan if it is `plan_id`, else None."""
-        stored, nodes, repairs = await self.redis.hmget(session_key(session_id, "plan"), "plan_id", "nodes", "repairs")
+        stored, nodes, repairs = await self.redis.hmget(
+            session_key(session_id, "plan"), "plan_id", "nodes", "repairs"
+        )
         if stored != plan_id or not nodes:
             return None
-        return Compiled([PlanNode.model_validate(n) for n in json.loads(nodes)], json.loads(repairs or "[]"))
+        return Compiled(
+            [PlanNode.model_validate(n) for n in json.loads(nodes)], json.loads(repairs or "[]")
+        )

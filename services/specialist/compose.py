@@ -30,7 +30,10 @@ def specialists_of(plan: PlanLog) -> list[str]:
 
 def heuristic_title(plan: PlanLog, catalogue: Catalogue) -> str:
     """'Gmail → PDF Parser → Slack': what the workflow connects."""
-    return " → ".join(catalogue.get(s).name for s in specialists_of(plan))[:MAX_TITLE_CHARS] or "Workflow"
+    return (
+        " → ".join(catalogue.get(s).name for s in specialists_of(plan))[:MAX_TITLE_CHARS]
+        or "Workflow"
+    )
 
 
 def acceptable_title(title: str, plan: PlanLog, catalogue: Catalogue) -> bool:
@@ -38,10 +41,16 @@ def acceptable_title(title: str, plan: PlanLog, catalogue: Catalogue) -> bool:
     not echo the prompt (a weak model titles workflows with its own instructions)."""
     text = title.strip().lower()
     names = [catalogue.get(s).name.lower() for s in specialists_of(plan)]
-    return 3 <= len(text) <= MAX_TITLE_CHARS and not values.echoes_prompt(text) and any(n in text for n in names)
+    return (
+        3 <= len(text) <= MAX_TITLE_CHARS
+        and not values.echoes_prompt(text)
+        and any(n in text for n in names)
+    )
 
 
-def compose(plan: PlanLog, session_id: str, configs: dict[str, dict], catalogue: Catalogue, title: str) -> dict:
+def compose(
+    plan: PlanLog, session_id: str, configs: dict[str, dict], catalogue: Catalogue, title: str
+) -> dict:
     """The workflow document; raises ValueError when a specialist has no validated config."""
     missing = [s for s in specialists_of(plan) if s not in configs]
     if missing:
@@ -64,7 +73,13 @@ def compose(plan: PlanLog, session_id: str, configs: dict[str, dict], catalogue:
 def node_entry(specialist: str, config: dict, catalogue: Catalogue) -> dict:
     """One node of the document."""
     entry = catalogue.get(specialist)
-    return {"id": specialist, "specialist": specialist, "kind": entry.kind, "role": entry.role, "config": config}
+    return {
+        "id": specialist,
+        "specialist": specialist,
+        "kind": entry.kind,
+        "role": entry.role,
+        "config": config,
+    }
 
 
 def trigger_of(nodes: list[dict]) -> dict:
@@ -72,7 +87,10 @@ def trigger_of(nodes: list[dict]) -> dict:
     first = next((n for n in nodes if n["role"] == "trigger"), None)
     if first is None:
         return {"kind": "manual", "node": None}
-    return {"kind": "schedule" if first["specialist"] == SCHEDULER else "event", "node": first["id"]}
+    return {
+        "kind": "schedule" if first["specialist"] == SCHEDULER else "event",
+        "node": first["id"],
+    }
 
 
 def schedule_of(configs: dict[str, dict]) -> dict | None:

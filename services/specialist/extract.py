@@ -12,15 +12,68 @@ CHANNEL_HASH = re.compile(r"(?<![\w&])#([a-z0-9][a-z0-9._-]{0,79})", re.IGNORECA
 CHANNEL_NAMED = re.compile(r"\b(?:the\s+)?([a-z0-9][a-z0-9._-]{1,79})\s+channel\b", re.IGNORECASE)
 URL = re.compile(r"https?://[^\s<>\"')]+", re.IGNORECASE)
 PHONE = re.compile(r"\+[1-9][0-9]{6,14}\b")
-TIMEZONE = re.compile(r"\b((?:Africa|America|Asia|Atlantic|Australia|Europe|Pacific)/[A-Za-z_]+(?:/[A-Za-z_]+)?|UTC)\b")
+TIMEZONE = re.compile(
+    r"\b((?:Africa|America|Asia|Atlantic|Australia|Europe|Pacific)/[A-Za-z_]+(?:/[A-Za-z_]+)?|UTC)\b"
+)
 CRON_LITERAL = re.compile(r"(?<!\S)((?:[\d*/,-]+\s+){4}[\d*/,A-Za-z-]+)(?!\S)")
-TIME = re.compile(r"\bat\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b|\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b", re.IGNORECASE)
-DAYS = {"sunday": 0, "monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5, "saturday": 6}
-PARTS_OF_DAY = {"morning": 9, "noon": 12, "midday": 12, "afternoon": 14, "evening": 18, "night": 21, "midnight": 0}
-NOT_CHANNELS = {"a", "the", "this", "that", "each", "every", "same", "one", "our", "my", "slack", "teams", "discord"}
+TIME = re.compile(
+    r"\bat\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b|\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b",
+    re.IGNORECASE,
+)
+DAYS = {
+    "sunday": 0,
+    "monday": 1,
+    "tuesday": 2,
+    "wednesday": 3,
+    "thursday": 4,
+    "friday": 5,
+    "saturday": 6,
+}
+PARTS_OF_DAY = {
+    "morning": 9,
+    "noon": 12,
+    "midday": 12,
+    "afternoon": 14,
+    "evening": 18,
+    "night": 21,
+    "midnight": 0,
+}
+NOT_CHANNELS = {
+    "a",
+    "the",
+    "this",
+    "that",
+    "each",
+    "every",
+    "same",
+    "one",
+    "our",
+    "my",
+    "slack",
+    "teams",
+    "discord",
+}
 KNOWN_FIELDS = (
-    "vendor", "supplier", "customer", "total", "amount", "subtotal", "tax", "currency", "date", "due date",
-    "invoice number", "order number", "email", "name", "subject", "title", "status", "priority", "description", "url",
+    "vendor",
+    "supplier",
+    "customer",
+    "total",
+    "amount",
+    "subtotal",
+    "tax",
+    "currency",
+    "date",
+    "due date",
+    "invoice number",
+    "order number",
+    "email",
+    "name",
+    "subject",
+    "title",
+    "status",
+    "priority",
+    "description",
+    "url",
 )
 
 
@@ -65,7 +118,11 @@ def day_field(lowered: str) -> str | None:
 def time_of_day(lowered: str) -> tuple[int, int]:
     """(hour, minute) from 'at 9am', '17:30', 'in the morning'; 9:00 when unsaid."""
     if found := TIME.search(lowered):
-        hour_text, minute_text, meridiem = found.group(1) or found.group(4), found.group(2) or found.group(5), found.group(3) or found.group(6)
+        hour_text, minute_text, meridiem = (
+            found.group(1) or found.group(4),
+            found.group(2) or found.group(5),
+            found.group(3) or found.group(6),
+        )
         hour = int(hour_text) % 12 + (12 if meridiem == "pm" else 0) if meridiem else int(hour_text)
         if 0 <= hour <= 23:
             return hour, int(minute_text or 0) % 60
@@ -104,5 +161,10 @@ def fields(text: str) -> list[str]:
 def enum_choice(options: list, text: str) -> object | None:
     """The enum option the user's words name, if exactly one does."""
     lowered = text.lower()
-    named = [o for o in options if isinstance(o, str) and re.search(rf"\b{re.escape(o.lower().replace('_', ' '))}\b", lowered.replace("_", " "))]
+    named = [
+        o
+        for o in options
+        if isinstance(o, str)
+        and re.search(rf"\b{re.escape(o.lower().replace('_', ' '))}\b", lowered.replace("_", " "))
+    ]
     return named[0] if len(named) == 1 else None

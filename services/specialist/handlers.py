@@ -13,11 +13,17 @@ from catalogue import Catalogue
 from schemas.plan import RunStep, StepCompleted
 from services.specialist import steps
 from services.specialist.store import StepStore
-from shared.model import ModelPort
 from shared.handling import HandlerDeps, handles
+from shared.model import ModelPort
 
-STEPS_RUN = Counter("planwire_steps_run_total", "Steps a runner executed, by runner and outcome.", ["runner", "outcome"])
-STEP_SECONDS = Histogram("planwire_step_seconds", "Time a runner took to execute one step.", ["runner"])
+STEPS_RUN = Counter(
+    "planwire_steps_run_total",
+    "Steps a runner executed, by runner and outcome.",
+    ["runner", "outcome"],
+)
+STEP_SECONDS = Histogram(
+    "planwire_step_seconds", "Time a runner took to execute one step.", ["runner"]
+)
 
 
 @dataclass(kw_only=True)
@@ -45,7 +51,13 @@ async def on_run_step(command: RunStep, deps: Deps = Context()) -> None:
         version, error = None, str(exc)[:1000]
     STEPS_RUN.labels(command.node.runner, "ok" if error is None else "failed").inc()
     out = StepCompleted.caused_by(
-        command, plan_id=command.plan_id, node_index=command.node_index, node_id=command.node.node_id,
-        attempt=command.attempt, status="ok" if error is None else "failed", artifact_version=version, error=error,
+        command,
+        plan_id=command.plan_id,
+        node_index=command.node_index,
+        node_id=command.node.node_id,
+        attempt=command.attempt,
+        status="ok" if error is None else "failed",
+        artifact_version=version,
+        error=error,
     )
     await deps.completed.publish(out, key=out.key())

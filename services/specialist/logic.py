@@ -18,13 +18,35 @@ from shared.model.jsonschema_lite import SchemaViolation, validate
 
 # Defaults chosen to satisfy each catalogue pattern; they are placeholders the user can edit.
 STRING_DEFAULTS = {
-    "channel": "#general", "to": "+10000000000", "from_number": "+10000000000", "project_key": "PROJ",
-    "repository": "owner/repository", "event": "charge.succeeded", "bucket": "planwire-workflows",
-    "path": "/webhook", "cron": "0 9 * * *", "timezone": "UTC", "feed_url": "https://example.com/feed.xml",
-    "url": "https://example.com/api", "connection": "default", "language": "en", "target_language": "en",
-    "folder": "Inbox", "query": "in:inbox", "field": "text", "expression": "sum(total)", "output_field": "result",
+    "channel": "#general",
+    "to": "+10000000000",
+    "from_number": "+10000000000",
+    "project_key": "PROJ",
+    "repository": "owner/repository",
+    "event": "charge.succeeded",
+    "bucket": "planwire-workflows",
+    "path": "/webhook",
+    "cron": "0 9 * * *",
+    "timezone": "UTC",
+    "feed_url": "https://example.com/feed.xml",
+    "url": "https://example.com/api",
+    "connection": "default",
+    "language": "en",
+    "target_language": "en",
+    "folder": "Inbox",
+    "query": "in:inbox",
+    "field": "text",
+    "expression": "sum(total)",
+    "output_field": "result",
 }
-NUMBER_DEFAULTS = {"max_words": 150, "poll_minutes": 60, "max_results": 5, "duration_minutes": 30, "decimals": 2, "recency_days": 7}
+NUMBER_DEFAULTS = {
+    "max_words": 150,
+    "poll_minutes": 60,
+    "max_results": 5,
+    "duration_minutes": 30,
+    "decimals": 2,
+    "recency_days": 7,
+}
 ARRAY_DEFAULTS = {"fields": ["text"], "columns": ["date", "summary"]}
 FIELD_LISTS = ("fields", "columns", "properties")
 
@@ -66,15 +88,23 @@ def ground(draft: dict, entry: CatalogueEntry, text: str) -> tuple[dict, list[st
     return config, fired
 
 
-def _grounded_value(specialist: str, name: str, spec: dict, proposed: Any, text: str, words: set[str]) -> tuple[Any, list[str]]:
+def _grounded_value(
+    specialist: str, name: str, spec: dict, proposed: Any, text: str, words: set[str]
+) -> tuple[Any, list[str]]:
     extracted = value_from_text(specialist, name, spec, text)
     if isinstance(proposed, list):
-        kept = [item for item in proposed if values.problem(name, spec.get("items", {}), item, words) is None]
+        kept = [
+            item
+            for item in proposed
+            if values.problem(name, spec.get("items", {}), item, words) is None
+        ]
         dropped = ["config_item_not_grounded"] * (len(proposed) - len(kept))
         merged = list(dict.fromkeys([*(extracted or []), *kept]))[: spec.get("maxItems", 30)]
         return merged or None, dropped
     if extracted is not None:
-        return extracted, ["config_value_from_user_words"] if proposed is not None and proposed != extracted else []
+        return extracted, [
+            "config_value_from_user_words"
+        ] if proposed is not None and proposed != extracted else []
     rule = None if proposed is None else values.problem(name, spec, proposed, words)
     return (None, [f"config_{rule}"]) if rule else (proposed, [])
 
@@ -90,12 +120,19 @@ def _extracted(specialist: str, name: str, spec: dict, text: str) -> Any:
         return extract.enum_choice(spec["enum"], text)
     if spec.get("type") == "array" and name in FIELD_LISTS:
         return extract.fields(text)[: spec.get("maxItems", 30)] or None
-    finders = {"channel": extract.channel, "cron": extract.cron, "timezone": extract.timezone, "to": extract.phone}
+    finders = {
+        "channel": extract.channel,
+        "cron": extract.cron,
+        "timezone": extract.timezone,
+        "to": extract.phone,
+    }
     if spec.get("format") == "uri" or name in ("url", "feed_url"):
         return extract.url(text)
     if specialist == "gmail" and name == "query":
         return gmail_query(text)
-    if name == "include_attachments" and re.search(r"\b(pdfs?|attachments?)\b", text, re.IGNORECASE):
+    if name == "include_attachments" and re.search(
+        r"\b(pdfs?|attachments?)\b", text, re.IGNORECASE
+    ):
         return True
     return finders[name](text) if name in finders else None
 
@@ -103,7 +140,16 @@ def _extracted(specialist: str, name: str, spec: dict, text: str) -> Any:
 def gmail_query(text: str) -> str | None:
     """A Gmail search from the user's words: attachments, invoices, receipts."""
     lowered = text.lower()
-    terms = [t for w, t in (("pdf", "has:attachment"), ("attachment", "has:attachment"), ("invoice", "invoice"), ("receipt", "receipt")) if w in lowered]
+    terms = [
+        t
+        for w, t in (
+            ("pdf", "has:attachment"),
+            ("attachment", "has:attachment"),
+            ("invoice", "invoice"),
+            ("receipt", "receipt"),
+        )
+        if w in lowered
+    ]
     return " ".join(dict.fromkeys(terms)) or None
 
 
@@ -170,5 +216,7 @@ def _check_strings(value: Any, spec: dict, path: str) -> None:
         return
     if "pattern" in spec and not re.search(spec["pattern"], value):
         raise SchemaViolation(path, f"{value!r} does not match {spec['pattern']!r}")
-    if spec.get("format") == "uri" and not re.match(r"^[a-z][a-z0-9+.-]*://\S+$", value, re.IGNORECASE):
+    if spec.get("format") == "uri" and not re.match(
+        r"^[a-z][a-z0-9+.-]*://\S+$", value, re.IGNORECASE
+    ):
         raise SchemaViolation(path, f"{value!r} is not a URI")

@@ -42,7 +42,9 @@ class Settings(InfraSettings, ModelSettings):
 
 settings = Settings()
 catalogue = load_catalogue()
-service = Service.declared(topology.node("specialist"), settings, handlers=handlers, model=recorded_model)
+service = Service.declared(
+    topology.node("specialist"), settings, handlers=handlers, model=recorded_model
+)
 broker = service.broker
 
 
@@ -51,18 +53,28 @@ def subscribe(runner: str, *more: str, group: str | None = None) -> Any:
 
     With more runners, one consumer (in `group`) reads all their topics.
     """
-    options: dict[str, Any] = {"session_timeout_ms": settings.consumer_session_timeout_ms, "heartbeat_interval_ms": settings.consumer_heartbeat_ms}
+    options: dict[str, Any] = {
+        "session_timeout_ms": settings.consumer_session_timeout_ms,
+        "heartbeat_interval_ms": settings.consumer_heartbeat_ms,
+    }
     if settings.runner_fetch_max_wait_ms is not None:
         options["fetch_max_wait_ms"] = settings.runner_fetch_max_wait_ms
     topics = (RunStep.topic_for(r) for r in (runner, *more))
-    return service.subscribe(handlers.on_run_step, *topics, group=group or f"specialist.{runner}", **options)
+    return service.subscribe(
+        handlers.on_run_step, *topics, group=group or f"specialist.{runner}", **options
+    )
 
 
 def deps(opened: Opened) -> handlers.Deps:
     """What the step handler needs, once Redis and the model are open."""
     return handlers.Deps(
-        redis=opened.redis, store=StepStore(opened.redis, settings.session_ttl_s), model=opened.model, catalogue=catalogue,
-        completed=service.publisher_of(StepCompleted), dedupe_ttl_s=settings.dedupe_ttl_s, delay_s=settings.specialist_delay_s,
+        redis=opened.redis,
+        store=StepStore(opened.redis, settings.session_ttl_s),
+        model=opened.model,
+        catalogue=catalogue,
+        completed=service.publisher_of(StepCompleted),
+        dedupe_ttl_s=settings.dedupe_ttl_s,
+        delay_s=settings.specialist_delay_s,
     )
 
 
@@ -83,8 +95,17 @@ def create_app(runners: list[str], *, shared_consumers: bool = False) -> AsgiFas
         if shared_consumers:
             # A few consumers for the lot: 44 idle consumers polling the embedded broker cost most
             # of a core (measured), while one would run every session's steps one at a time.
-            shards = [runners[i :: settings.all_runner_consumers] for i in range(settings.all_runner_consumers)]
-            await asyncio.gather(*(subscribe(*shard, group=f"specialist.all-{i}").start() for i, shard in enumerate(shards) if shard))
+            shards = [
+                runners[i :: settings.all_runner_consumers]
+                for i in range(settings.all_runner_consumers)
+            ]
+            await asyncio.gather(
+                *(
+                    subscribe(*shard, group=f"specialist.all-{i}").start()
+                    for i, shard in enumerate(shards)
+                    if shard
+                )
+            )
             return
         await asyncio.gather(*(subscribe(runner).start() for runner in runners))
 

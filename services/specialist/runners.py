@@ -14,5 +14,7 @@ def select_runners(args: list[str], catalogue_ids: tuple[str, ...]) -> list[str]
         return list(known)
     unknown = [a for a in args if a not in known]
     if unknown or not args:
-        raise SystemExit(f"usage: python -m services.specialist.main (--all | RUNNER ...); unknown runners: {unknown or 'none given'}")
+        raise SystemExit(
+            f"usage: python -m services.specialist.main (--all | RUNNER ...); unknown runners: {unknown or 'none given'}"
+        )
     return list(dict.fromkeys(args))

@@ -20,10 +20,20 @@ from shared.metrics import record_overrides
 if TYPE_CHECKING:
     from services.specialist.handlers import Deps
 
-TITLE_SCHEMA = {"type": "object", "properties": {"title": {"type": "string", "maxLength": 80}}, "required": ["title"], "additionalProperties": False}
+TITLE_SCHEMA = {
+    "type": "object",
+    "properties": {"title": {"type": "string", "maxLength": 80}},
+    "required": ["title"],
+    "additionalProperties": False,
+}
 # 600 characters fit the step's 400-token budget with room to spare: a summary cut off by
 # max_tokens is invalid JSON, and on the local model it was also the slowest call of a run.
-SUMMARY_SCHEMA = {"type": "object", "properties": {"summary": {"type": "string", "maxLength": 600}}, "required": ["summary"], "additionalProperties": False}
+SUMMARY_SCHEMA = {
+    "type": "object",
+    "properties": {"summary": {"type": "string", "maxLength": 600}},
+    "required": ["summary"],
+    "additionalProperties": False,
+}
 # What each kind of step is asked; it ends the prompt (context.render), after the parts
 # every step of the session shares.
 ROLE_TEXTS = {
@@ -72,9 +82,23 @@ async def run_step(command: RunStep, deps: Deps) -> int:
     transcript = await deps.store.transcript(command.session_id, CONTEXT_MESSAGES)
     step_context = context.assemble(plan, command.node_index, artifacts, transcript)
     prompt = context.render(step_context, role_text(command, deps))
-    await deps.store.record(command.session_id, "context", command.node.node_id, context.record(step_context, prompt, command.attempt))
-    kind, content = await PRODUCERS[command.node.kind](Step(command, plan, step_context, prompt), deps)
-    return await deps.store.append_artifact(command.session_id, command.node, kind, content, plan_id=plan.plan_id, attempt=command.attempt)
+    await deps.store.record(
+        command.session_id,
+        "context",
+        command.node.node_id,
+        context.record(step_context, prompt, command.attempt),
+    )
+    kind, content = await PRODUCERS[command.node.kind](
+        Step(command, plan, step_context, prompt), deps
+    )
+    return await deps.store.append_artifact(
+        command.session_id,
+        command.node,
+        kind,
+        content,
+        plan_id=plan.plan_id,
+        attempt=command.attempt,
+    )
 
 
 def role_text(command: RunStep, deps: Deps) -> str:
@@ -83,12 +107,28 @@ def role_text(command: RunStep, deps: Deps) -> str:
     return ROLE_TEXTS[command.node.kind].format(name=entry.name if entry else command.node.kind)
 
 
-async def ask(step: Step, deps: Deps, schema: dict, fallback: Callable[[], dict], validate: Callable[[dict], None] | None = None) -> dict:
+async def ask(
+    step: Step,
+    deps: Deps,
+    schema: dict,
+    fallback: Callable[[], dict],
+    validate: Callable[[dict], None] | None = None,
+) -> dict:
     """One model call of the step (repair turns chain inside it); the exchange is kept apart."""
     role = f"{step.command.node.kind}.{step.command.node.runner}"
-    result = await deps.model.structured(role, step.prompt, schema, fallback=fallback, validate=validate, max_tokens=400)
-    exchange = {"attempt": step.command.attempt, "role": role, "messages": step.prompt, "reply": result.data, "outcome": result.outcome}
-    await deps.store.record(step.command.session_id, "exchange", step.command.node.node_id, exchange)
+    result = await deps.model.structured(
+        role, step.prompt, schema, fallback=fallback, validate=validate, max_tokens=400
+    )
+    exchange = {
+        "attempt": step.command.attempt,
+        "role": role,
+        "messages": step.prompt,
+        "reply": result.data,
+        "outcome": result.outcome,
+    }
+    await deps.store.record(
+        step.command.session_id, "exchange", step.command.node.node_id, exchange
+    )
     return result.data
 
 
@@ -97,7 +137,9 @@ async def draft(step: Step, deps: Deps) -> tuple[str, dict]:
     entry = deps.catalogue.get(step.command.node.specialist)
     words = step.words
     heuristic = logic.heuristic_config(entry, words)
-    data = await ask(step, deps, entry.config_schema, lambda: heuristic, lambda d: logic.check(d, entry))
+    data = await ask(
+        step, deps, entry.config_schema, lambda: heuristic, lambda d: logic.check(d, entry)
+    )
     if data != heuristic:
         data, fired = logic.ground(data, entry, words)
         record_overrides("specialist", fired)
@@ -122,13 +164,25 @@ async def configure(step: Step, deps: Deps) -> tuple[str, dict]:
 
 async def assemble_workflow(step: Step, deps: Deps) -> tuple[str, dict]:
     """The composer: the workflow document from every config artifact."""
-    configs = {s: a.content for s in compose.specialists_of(step.plan) if (a := step.context.artifact(f"{s}.config"))}
+    configs = {
+        s: a.content
+        for s in compose.specialists_of(step.plan)
+        if (a := step.context.artifact(f"{s}.config"))
+    }
     fallback_title = compose.heuristic_title(step.plan, deps.catalogue)
-    proposed = str((await ask(step, deps, TITLE_SCHEMA, lambda: {"title": fallback_title})).get("title", ""))
-    title = proposed if compose.acceptable_title(proposed, step.plan, deps.catalogue) else fallback_title
+    proposed = str(
+        (await ask(step, deps, TITLE_SCHEMA, lambda: {"title": fallback_title})).get("title", "")
+    )
+    title = (
+        proposed
+        if compose.acceptable_title(proposed, step.plan, deps.catalogue)
+        else fallback_title
+    )
     record_overrides("composer", [] if title == proposed else ["title_rejected"])
     try:
-        return "workflow", compose.compose(step.plan, step.command.session_id, configs, deps.catalogue, title)
+        return "workflow", compose.compose(
+            step.plan, step.command.session_id, configs, deps.catalogue, title
+        )
     except ValueError as exc:
         raise StepFailed(str(exc)) from None
 
@@ -143,11 +197,19 @@ async def save(step: Step, deps: Deps) -> tuple[str, dict]:
 async def summarise(step: Step, deps: Deps) -> tuple[str, dict]:
     """Tell the user what was built; code makes sure every node is named."""
     document, saved = step.artifact_of("composer"), step.artifact_of("save")
-    fallback, names = summary.heuristic_summary(document, deps.catalogue), summary.display_names(document, deps.catalogue)
-    proposed = str((await ask(step, deps, SUMMARY_SCHEMA, lambda: {"summary": fallback})).get("summary", ""))
+    fallback, names = (
+        summary.heuristic_summary(document, deps.catalogue),
+        summary.display_names(document, deps.catalogue),
+    )
+    proposed = str(
+        (await ask(step, deps, SUMMARY_SCHEMA, lambda: {"summary": fallback})).get("summary", "")
+    )
     usable = summary.usable(proposed, names)
     text, repaired = summary.ensure_names(proposed if usable else fallback, names)
-    record_overrides("summarizer", (["summary_missing_names"] if repaired else []) + ([] if usable else ["summary_rejected"]))
+    record_overrides(
+        "summarizer",
+        (["summary_missing_names"] if repaired else []) + ([] if usable else ["summary_rejected"]),
+    )
     return "summary", {"workflow_id": saved["workflow_id"], "summary": text}
 
 

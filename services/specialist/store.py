@@ -61,12 +61,22 @@ class StepStore:
 
     async def plan(self, session_id: str) -> PlanLog | None:
         """The planner's log: plan id, nodes, summary, creation time, per-node messages."""
-        plan_id, nodes, summary, created = await self.redis.hmget(session_key(session_id, "plan"), "plan_id", "nodes", "summary", "created_at")
+        plan_id, nodes, summary, created = await self.redis.hmget(
+            session_key(session_id, "plan"), "plan_id", "nodes", "summary", "created_at"
+        )
         if not plan_id or not nodes:
             return None
         raw_messages = await self.redis.hgetall(session_key(session_id, "plan", "messages"))
-        messages = {node_id: [m["text"] for m in json.loads(raw)] for node_id, raw in raw_messages.items()}
-        return PlanLog(plan_id, [PlanNode.model_validate(n) for n in json.loads(nodes)], summary or "", created or "", messages)
+        messages = {
+            node_id: [m["text"] for m in json.loads(raw)] for node_id, raw in raw_messages.items()
+        }
+        return PlanLog(
+            plan_id,
+            [PlanNode.model_validate(n) for n in json.loads(nodes)],
+            summary or "",
+            created or "",
+            messages,
+        )
 
     async def step_settled(self, session_id: str, plan_id: str, index: int) -> bool:
         """True when the dispatcher already closed this step (or moved to another plan)."""
@@ -80,13 +90,33 @@ class StepStore:
             for node_id in node_ids:
                 pipe.lindex(session_key(session_id, "artifact", node_id), -1)
             raw = await pipe.execute()
-        return {node_id: Artifact.from_json(item) for node_id, item in zip(node_ids, raw) if item}
+        return {
+            node_id: Artifact.from_json(item)
+            for node_id, item in zip(node_ids, raw, strict=False)
+            if item
+        }
 
-    async def append_artifact(self, session_id: str, node: PlanNode, kind: str, content: dict, *, plan_id: str, attempt: int | None, edited_by_user: bool = False) -> int:
+    async def append_artifact(
+        self,
+        session_id: str,
+        node: PlanNode,
+        kind: str,
+        content: dict,
+        *,
+        plan_id: str,
+        attempt: int | None,
+        edited_by_user: bool = False,
+    ) -> int:
         """Append a new version of the node's artifact (attempt None for a user edit); returns its version."""
         body = {
-            "node_id": node.node_id, "kind": kind, "specialist": node.specialist, "content": content, "plan_id": plan_id,
-            "attempt": attempt, "edited_by_user": edited_by_user, "created_at": datetime.now(UTC).isoformat(),
+            "node_id": node.node_id,
+            "kind": kind,
+            "specialist": node.specialist,
+            "content": content,
+            "plan_id": plan_id,
+            "attempt": attempt,
+            "edited_by_user": edited_by_user,
+            "created_at": datetime.now(UTC).isoformat(),
         }
         key = session_key(session_id, "artifact", node.node_id)
         return int(await self.redis.eval(_APPEND_VERSION, 1, key, json.dumps(body), self.ttl_s))

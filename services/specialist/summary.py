@@ -12,7 +12,12 @@ import re
 from catalogue import Catalogue
 from services.specialist import values
 
-ROLE_WORDS = {"trigger": "starts it", "source": "provides the data", "processor": "processes it", "action": "acts on it"}
+ROLE_WORDS = {
+    "trigger": "starts it",
+    "source": "provides the data",
+    "processor": "processes it",
+    "action": "acts on it",
+}
 MAX_SUMMARY_CHARS = 4000
 
 
@@ -23,14 +28,29 @@ def display_names(document: dict, catalogue: Catalogue) -> list[str]:
 
 def heuristic_summary(document: dict, catalogue: Catalogue) -> str:
     """A plain summary naming every node, its role and the main config values."""
-    steps = [f"{i}. {catalogue.get(n['specialist']).name} {ROLE_WORDS[n['role']]}{highlights(n['config'])}" for i, n in enumerate(document["nodes"], 1)]
-    when = f" It runs on the schedule '{document['schedule']['cron']}' ({document['schedule']['timezone']})." if document.get("schedule") else ""
-    return f"I built \"{document['title']}\" and saved it as workflow {document['workflow_id']}.{when} Steps: " + "; ".join(steps) + "."
+    steps = [
+        f"{i}. {catalogue.get(n['specialist']).name} {ROLE_WORDS[n['role']]}{highlights(n['config'])}"
+        for i, n in enumerate(document["nodes"], 1)
+    ]
+    when = (
+        f" It runs on the schedule '{document['schedule']['cron']}' ({document['schedule']['timezone']})."
+        if document.get("schedule")
+        else ""
+    )
+    return (
+        f'I built "{document["title"]}" and saved it as workflow {document["workflow_id"]}.{when} Steps: '
+        + "; ".join(steps)
+        + "."
+    )
 
 
 def highlights(config: dict, limit: int = 2) -> str:
     """The first few scalar config values, as ' (channel: #finance, ...)'."""
-    shown = [f"{k}: {v}" for k, v in config.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)][:limit]
+    shown = [
+        f"{k}: {v}"
+        for k, v in config.items()
+        if isinstance(v, (str, int, float)) and not isinstance(v, bool)
+    ][:limit]
     return f" ({', '.join(shown)})" if shown else ""
 
 
@@ -41,7 +61,11 @@ def missing_names(text: str, names: list[str]) -> list[str]:
 
 def usable(text: str, names: list[str]) -> bool:
     """A model's summary is worth keeping: it names at least one step and answers, not echoes."""
-    return len(text.strip()) >= 20 and not values.echoes_prompt(text) and len(missing_names(text, names)) < len(names)
+    return (
+        len(text.strip()) >= 20
+        and not values.echoes_prompt(text)
+        and len(missing_names(text, names)) < len(names)
+    )
 
 
 def ensure_names(text: str, names: list[str]) -> tuple[str, bool]:

@@ -25,15 +25,92 @@ LANGUAGE = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?$")
 LANGUAGE_FIELDS = ("language", "target_language", "source_language")
 CRON_PART = re.compile(r"^(\*|\d{1,2}(?:-\d{1,2})?)(?:/(\d{1,2}))?$")
 CRON_BOUNDS = ((0, 59), (0, 23), (1, 31), (1, 12), (0, 7))
-CRON_NAMES = {name: str(i) for i, name in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))} | {
-    name: str(i) for i, name in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)
+CRON_NAMES = {
+    name: str(i) for i, name in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))
+} | {
+    name: str(i)
+    for i, name in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
+    )
 }
 # Words too common to show that a value came from what the user said.
 STOPWORDS = frozenset(
-    "the and for with from into onto that this these those there their them they you your our ours are was were "
-    "has have had not but all any each every new per via its use using when then than what which who how why "
-    "can will would should could may might must also just only more most some such out about over under step "
-    "here message text value name field data item items".split()
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "that",
+        "this",
+        "these",
+        "those",
+        "there",
+        "their",
+        "them",
+        "they",
+        "you",
+        "your",
+        "our",
+        "ours",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "not",
+        "but",
+        "all",
+        "any",
+        "each",
+        "every",
+        "new",
+        "per",
+        "via",
+        "its",
+        "use",
+        "using",
+        "when",
+        "then",
+        "than",
+        "what",
+        "which",
+        "who",
+        "how",
+        "why",
+        "can",
+        "will",
+        "would",
+        "should",
+        "could",
+        "may",
+        "might",
+        "must",
+        "also",
+        "just",
+        "only",
+        "more",
+        "most",
+        "some",
+        "such",
+        "out",
+        "about",
+        "over",
+        "under",
+        "step",
+        "here",
+        "message",
+        "text",
+        "value",
+        "name",
+        "field",
+        "data",
+        "item",
+        "items",
+    ]
 )
 STEM = 5  # words match on their first letters: "invoices" and "invoice", "attachments" and "attachment"
 
@@ -59,16 +136,22 @@ def grounded(text: str, user_words: set[str]) -> bool:
 def is_cron(text: str) -> bool:
     """A five-field cron expression whose numbers are in range."""
     fields = text.lower().split()
-    return len(fields) == 5 and all(_cron_field(f, bounds) for f, bounds in zip(fields, CRON_BOUNDS))
+    return len(fields) == 5 and all(
+        _cron_field(f, bounds) for f, bounds in zip(fields, CRON_BOUNDS, strict=False)
+    )
 
 
 def _cron_field(field: str, bounds: tuple[int, int]) -> bool:
     for part in field.split(","):
-        found = CRON_PART.match(re.sub(r"[a-z]{3}", lambda m: CRON_NAMES.get(m.group(0), "x"), part))
+        found = CRON_PART.match(
+            re.sub(r"[a-z]{3}", lambda m: CRON_NAMES.get(m.group(0), "x"), part)
+        )
         if not found:
             return False
         numbers = [int(n) for n in re.findall(r"\d+", found.group(1))]
-        if any(not bounds[0] <= n <= bounds[1] for n in numbers) or (found.group(2) and int(found.group(2)) == 0):
+        if any(not bounds[0] <= n <= bounds[1] for n in numbers) or (
+            found.group(2) and int(found.group(2)) == 0
+        ):
             return False
     return True
 

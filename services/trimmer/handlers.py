@@ -30,7 +30,9 @@ async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
     history = await deps.store.read(event.session_id)
     kept, dropped = logic.trim(history, deps.budget_tokens)
     phase = await deps.store.phase(event.session_id)
-    out = ContextTrimmed.caused_by(event, user_text=event.text, messages=kept, dropped_units=dropped, phase=phase)
+    out = ContextTrimmed.caused_by(
+        event, user_text=event.text, messages=kept, dropped_units=dropped, phase=phase
+    )
     await deps.trimmed.publish(out, key=out.key())
 
 

@@ -40,7 +40,9 @@ def unit_tokens(unit: Sequence[ChatMessage], count: TokenCounter) -> int:
     return sum(count(m.text) for m in unit)
 
 
-def trim(messages: Sequence[ChatMessage], budget: int, count: TokenCounter = estimate_tokens) -> tuple[list[ChatMessage], int]:
+def trim(
+    messages: Sequence[ChatMessage], budget: int, count: TokenCounter = estimate_tokens
+) -> tuple[list[ChatMessage], int]:
     """Keep the newest whole units within `budget`; the latest unit is always kept.
 
     Returns the kept messages (oldest first) and how many units were dropped.

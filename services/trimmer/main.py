@@ -23,8 +23,11 @@ service = Service.declared(topology.node("trimmer"), settings, handlers=handlers
 def deps(opened: Opened) -> handlers.Deps:
     """What the handlers need, once Redis is open."""
     return handlers.Deps(
-        redis=opened.redis, store=TranscriptStore(opened.redis, settings.session_ttl_s), trimmed=service.publisher_of(ContextTrimmed),
-        budget_tokens=settings.trim_budget_tokens, dedupe_ttl_s=settings.dedupe_ttl_s,
+        redis=opened.redis,
+        store=TranscriptStore(opened.redis, settings.session_ttl_s),
+        trimmed=service.publisher_of(ContextTrimmed),
+        budget_tokens=settings.trim_budget_tokens,
+        dedupe_ttl_s=settings.dedupe_ttl_s,
     )
 
 

@@ -30,11 +30,17 @@ class TranscriptStore:
 
     def _keys(self, session_id: str) -> tuple[str, str, str]:
         """The transcript, its message ids, and each turn's position."""
-        return (session_key(session_id, "transcript"), session_key(session_id, "transcript", "ids"), session_key(session_id, "transcript", "turns"))
+        return (
+            session_key(session_id, "transcript"),
+            session_key(session_id, "transcript", "ids"),
+            session_key(session_id, "transcript", "turns"),
+        )
 
     async def add_user(self, session_id: str, turn_seq: int, message: ChatMessage) -> bool:
         """Record the user's message of turn `turn_seq` once; False for a redelivery."""
-        return await self._add(session_id, f"user:{message.turn_id}", message, 2 * turn_seq, message.turn_id)
+        return await self._add(
+            session_id, f"user:{message.turn_id}", message, 2 * turn_seq, message.turn_id
+        )
 
     async def add_reply(self, session_id: str, reply_id: str, message: ChatMessage) -> bool:
         """Record an assistant reply right after the user message of its turn."""
@@ -51,7 +57,9 @@ class TranscriptStore:
         """The session's phase as the gateway and the phase owners left it."""
         return await self.redis.get(session_key(session_id, "phase")) or "gathering"
 
-    async def _add(self, session_id: str, message_id: str, message: ChatMessage, score: int, turn_id: str) -> bool:
+    async def _add(
+        self, session_id: str, message_id: str, message: ChatMessage, score: int, turn_id: str
+    ) -> bool:
         args = (message_id, message.model_dump_json(), score, self.ttl_s, turn_id)
         return bool(await self.redis.eval(_ADD_ONCE, 3, *self._keys(session_id), *args))
 

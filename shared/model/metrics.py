@@ -47,7 +47,9 @@ TOKENS = Counter(
 )
 
 
-def record_call(role: str, outcome: str, latency_s: float, prompt_tokens: int, completion_tokens: int) -> None:
+def record_call(
+    role: str, outcome: str, latency_s: float, prompt_tokens: int, completion_tokens: int
+) -> None:
     """Record the end of one call: its outcome, latency and token usage."""
     CALLS.labels(role, outcome).inc()
     LATENCY.labels(role).observe(latency_s)

@@ -6,8 +6,8 @@ import asyncio
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import openai
 
@@ -55,7 +55,9 @@ class OpenAIModel:
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
         # The client's own retries are off so that every retry is ours, bounded and counted.
-        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
+        self._client = openai.AsyncOpenAI(
+            base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0
+        )
 
     async def structured(
         self,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from shared.model import jsonschema_lite
 
@@ -31,7 +31,9 @@ def parse_reply(text: str | None, schema: dict, validate: Callable[[dict], None]
     except json.JSONDecodeError as exc:
         raise InvalidOutput("invalid_json", f"the reply is not valid JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise InvalidOutput("invalid_json", f"the reply is JSON but not an object (got {type(data).__name__})")
+        raise InvalidOutput(
+            "invalid_json", f"the reply is JSON but not an object (got {type(data).__name__})"
+        )
     try:
         jsonschema_lite.validate(data, schema)
     except jsonschema_lite.SchemaViolation as exc:

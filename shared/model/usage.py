@@ -25,7 +25,7 @@ async def record_usage(redis: Redis, session_id: str, role: str, result: ModelRe
     if not (result.prompt_tokens or result.completion_tokens):
         return
     key = session_key(session_id, "usage")
-    counts = dict(zip(TOTALS, (result.prompt_tokens, result.completion_tokens)))
+    counts = dict(zip(TOTALS, (result.prompt_tokens, result.completion_tokens), strict=False))
     async with redis.pipeline(transaction=True) as pipe:
         for field, tokens in counts.items():
             pipe.hincrby(key, field, tokens)
@@ -53,7 +53,15 @@ class UsageRecordingModel:
     def __getattr__(self, attribute: str):
         return getattr(self.inner, attribute)  # e.g. `.model`, `.server`
 
-    async def structured(self, role: str, messages: list[dict], schema: dict, *, fallback: Callable[[], dict], **options) -> ModelResult:
+    async def structured(
+        self,
+        role: str,
+        messages: list[dict],
+        schema: dict,
+        *,
+        fallback: Callable[[], dict],
+        **options,
+    ) -> ModelResult:
         """The inner port's answer; its tokens are recorded when a session is bound."""
         result = await self.inner.structured(role, messages, schema, fallback=fallback, **options)
         session_id = current_session()

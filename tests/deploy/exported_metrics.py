@@ -33,13 +33,20 @@ def exposed_names() -> list[str]:
     family name to it, which never appears in a scrape: those are left out."""
     bare = ("counter", "histogram", "summary")
     return sorted(
-        name for name, c in REGISTRY._names_to_collectors.items()
+        name
+        for name, c in REGISTRY._names_to_collectors.items()
         if not (getattr(c, "_type", "gauge") in bare and name == getattr(c, "_name", None))
     )
 
 
 def label_names() -> list[str]:
-    return sorted({label for c in set(REGISTRY._names_to_collectors.values()) for label in getattr(c, "_labelnames", ())})
+    return sorted(
+        {
+            label
+            for c in set(REGISTRY._names_to_collectors.values())
+            for label in getattr(c, "_labelnames", ())
+        }
+    )
 
 
 if __name__ == "__main__":

@@ -12,7 +12,10 @@ RULE_TESTS = "deploy/prometheus/alerts.test.yml"
 
 def test_promtool_accepts_the_rules_and_the_scrape_config():
     promtool = require_tool("promtool")
-    for argv in (["check", "rules", RULES], ["check", "config", "deploy/prometheus/prometheus.yml"]):
+    for argv in (
+        ["check", "rules", RULES],
+        ["check", "config", "deploy/prometheus/prometheus.yml"],
+    ):
         result = run([promtool, *argv])
         assert result.returncode == 0, result.stdout + result.stderr
 
@@ -24,8 +27,17 @@ def test_the_rule_unit_tests_pass():
 
 
 def test_every_alert_has_a_firing_and_a_quiet_case():
-    alerts = {r["alert"] for g in yaml.safe_load((ROOT / RULES).read_text())["groups"] for r in g["rules"] if "alert" in r}
-    cases = [c for t in yaml.safe_load((ROOT / RULE_TESTS).read_text())["tests"] for c in t.get("alert_rule_test", [])]
+    alerts = {
+        r["alert"]
+        for g in yaml.safe_load((ROOT / RULES).read_text())["groups"]
+        for r in g["rules"]
+        if "alert" in r
+    }
+    cases = [
+        c
+        for t in yaml.safe_load((ROOT / RULE_TESTS).read_text())["tests"]
+        for c in t.get("alert_rule_test", [])
+    ]
     firing = {c["alertname"] for c in cases if c.get("exp_alerts")}
     quiet = {c["alertname"] for c in cases if not c.get("exp_alerts")}
     assert alerts - firing == set(), "alerts never tested firing"
@@ -37,4 +49,6 @@ def test_every_alert_says_what_to_do():
         for rule in group["rules"]:
             if "alert" in rule:
                 assert rule["labels"]["severity"] in {"info", "warning", "critical"}, rule["alert"]
-                assert rule["annotations"]["summary"] and rule["annotations"]["description"], rule["alert"]
+                assert rule["annotations"]["summary"] and rule["annotations"]["description"], rule[
+                    "alert"
+                ]

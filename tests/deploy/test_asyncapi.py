@@ -16,7 +16,10 @@ COMMITTED = ROOT / "docs/asyncapi"
 def test_committed_documents_match_a_fresh_generation(tmp_path):
     # In a subprocess: generating imports every service's wiring (module state we do not
     # want left behind in the test process).
-    result = run([sys.executable, "-m", "planwire.docs", str(tmp_path)], env={**os.environ, "PYTHONPATH": str(ROOT)})
+    result = run(
+        [sys.executable, "-m", "planwire.docs", str(tmp_path)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert result.returncode == 0, result.stderr
     written = sorted(tmp_path.glob("*.json"))
     assert [p.stem for p in written] == sorted(docs.SERVICES)

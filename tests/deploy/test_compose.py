@@ -66,7 +66,9 @@ def test_settings_come_from_environment_variables_only():
     for name in set(services) - INFRA:
         env = services[name]["environment"]
         assert not {"env_file", "configs", "secrets"} & set(services[name]), name
-        assert env["PLANWIRE_KAFKA_BOOTSTRAP"] == "kafka:9092" and env["PLANWIRE_REDIS_URL"].startswith("redis://valkey:")
+        assert env["PLANWIRE_KAFKA_BOOTSTRAP"] == "kafka:9092" and env[
+            "PLANWIRE_REDIS_URL"
+        ].startswith("redis://valkey:")
         assert env["PLANWIRE_HTTP_HOST"] == "0.0.0.0" and env["PLANWIRE_HTTP_PORT"] == "8000"
         uses_model = name in MODEL_USERS or name.startswith("specialist-")
         assert ("PLANWIRE_MODEL_API_KEY" in env) == uses_model, name
@@ -105,10 +107,17 @@ def test_third_party_images_are_pinned():
 def test_prometheus_and_grafana_get_their_provisioned_files():
     services = compose()["services"]
     mounts = " ".join(services["prometheus"]["volumes"])
-    assert "./deploy/prometheus/prometheus.yml:" in mounts and "./deploy/prometheus/alerts.yml:" in mounts
+    assert (
+        "./deploy/prometheus/prometheus.yml:" in mounts
+        and "./deploy/prometheus/alerts.yml:" in mounts
+    )
     mounts = " ".join(services["grafana"]["volumes"])
     assert "./deploy/grafana/provisioning:" in mounts and "./deploy/grafana/dashboards:" in mounts
-    for mounted in ("deploy/prometheus/prometheus.yml", "deploy/prometheus/alerts.yml", "deploy/grafana/dashboards/planwire.json"):
+    for mounted in (
+        "deploy/prometheus/prometheus.yml",
+        "deploy/prometheus/alerts.yml",
+        "deploy/grafana/dashboards/planwire.json",
+    ):
         assert (ROOT / mounted).is_file()
 
 

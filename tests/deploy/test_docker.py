@@ -52,11 +52,21 @@ def test_pip_never_keeps_a_cache():
 
 
 def test_only_the_project_and_its_packages_are_copied():
-    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]["include"]
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "packages"
+    ]["find"]["include"]
     expected = {"pyproject.toml", *(p.rstrip("*") for p in packages)}
-    copied = {args.split()[0] for op, args in instructions() if op == "COPY" and not args.startswith("--from")}
+    copied = {
+        args.split()[0]
+        for op, args in instructions()
+        if op == "COPY" and not args.startswith("--from")
+    }
     assert copied == expected
-    rules = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines() if line.strip() and not line.startswith("#")]
+    rules = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     assert rules[0] == "*", ".dockerignore must start by excluding everything (an allow-list)"
     assert {f"!{p}/" for p in expected - {"pyproject.toml"}} | {"!pyproject.toml"} <= set(rules)
 

@@ -16,7 +16,10 @@ from tests.deploy.tools import ROOT, run
 K8S_VERSION = "1.30.0"
 # Custom resources of the Prometheus Operator: no schema ships with kubernetes-validate,
 # so they are checked structurally below instead.
-CRD_KINDS = {("monitoring.coreos.com/v1", "PodMonitor"), ("monitoring.coreos.com/v1", "PrometheusRule")}
+CRD_KINDS = {
+    ("monitoring.coreos.com/v1", "PodMonitor"),
+    ("monitoring.coreos.com/v1", "PrometheusRule"),
+}
 CORE = ["gateway", "trimmer", "annotator", "conversation", "classifier", "planner", "dispatcher"]
 
 
@@ -39,7 +42,12 @@ def rendered(overlay: str = "k8s/base") -> tuple[dict, ...]:
     if overlay != "k8s/base":
         pytest.skip("neither kustomize nor kubectl is installed")
     listed = yaml.safe_load((ROOT / "k8s/base/kustomization.yaml").read_text())["resources"]
-    return tuple(d for name in listed for d in yaml.safe_load_all((ROOT / "k8s/base" / name).read_text()) if d)
+    return tuple(
+        d
+        for name in listed
+        for d in yaml.safe_load_all((ROOT / "k8s/base" / name).read_text())
+        if d
+    )
 
 
 def of_kind(kind: str, overlay: str = "k8s/base") -> dict[str, dict]:
@@ -58,14 +66,22 @@ def test_every_builtin_manifest_is_valid_for_kubernetes_1_30(overlay):
             continue
         try:
             kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
-        except (kubernetes_validate.ValidationError, kubernetes_validate.SchemaNotFoundError) as exc:
+        except (
+            kubernetes_validate.ValidationError,
+            kubernetes_validate.SchemaNotFoundError,
+        ) as exc:
             errors.append(f"{doc['kind']}/{doc['metadata']['name']}: {str(exc).splitlines()[0]}")
     assert not errors, "\n".join(errors)
 
 
 def test_the_validator_rejects_unknown_fields():
     """Guard: strict validation really is strict, so typos in manifests cannot pass."""
-    bad = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "x"}, "spec": {"ports": [{"port": 80}], "selectr": {}}}
+    bad = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "x"},
+        "spec": {"ports": [{"port": 80}], "selectr": {}},
+    }
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(bad, K8S_VERSION, strict=True)
 
@@ -80,8 +96,13 @@ def test_the_example_secret_is_valid_and_not_deployed():
 def test_one_deployment_per_service_and_per_specialist():
     deployments = of_kind("Deployment")
     runners = [*load_catalogue().ids, *FIXED_RUNNERS]
-    expected = {name: [name] for name in CORE} | {f"specialist-{r.replace('_', '-')}": ["specialist", r] for r in runners}
-    assert {name: d["spec"]["template"]["spec"]["containers"][0]["args"] for name, d in deployments.items()} == expected
+    expected = {name: [name] for name in CORE} | {
+        f"specialist-{r.replace('_', '-')}": ["specialist", r] for r in runners
+    }
+    assert {
+        name: d["spec"]["template"]["spec"]["containers"][0]["args"]
+        for name, d in deployments.items()
+    } == expected
 
 
 def test_every_pod_is_probed_bounded_and_locked_down():
@@ -107,17 +128,27 @@ def test_pods_carry_the_recommended_labels():
         labels = deployment["spec"]["template"]["metadata"]["labels"]
         assert labels["app.kubernetes.io/name"] == name
         assert labels["app.kubernetes.io/part-of"] == "planwire"
-        assert labels["app.kubernetes.io/component"] == ("specialist" if name.startswith("specialist-") else name)
+        assert labels["app.kubernetes.io/component"] == (
+            "specialist" if name.startswith("specialist-") else name
+        )
 
 
 def test_each_deployment_has_its_service_autoscaler_and_disruption_budget():
-    services, hpas, pdbs = of_kind("Service"), of_kind("HorizontalPodAutoscaler"), of_kind("PodDisruptionBudget")
+    services, hpas, pdbs = (
+        of_kind("Service"),
+        of_kind("HorizontalPodAutoscaler"),
+        of_kind("PodDisruptionBudget"),
+    )
     for name, deployment in of_kind("Deployment").items():
         pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
         assert _selects(services[name]["spec"]["selector"], pod_labels), name
         assert _selects(pdbs[name]["spec"]["selector"]["matchLabels"], pod_labels), name
         assert hpas[name]["apiVersion"] == "autoscaling/v2"
-        assert hpas[name]["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": name}
+        assert hpas[name]["spec"]["scaleTargetRef"] == {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "name": name,
+        }
         # The HPA owns the replica count; a `replicas` field would reset it on every apply.
         assert "replicas" not in deployment["spec"], name
 
@@ -128,15 +159,28 @@ def _selects(selector: dict, labels: dict) -> bool:
 
 def test_settings_come_from_the_configmap_and_secrets_from_planwire_secrets():
     config = of_kind("ConfigMap")["planwire-config"]["data"]
-    for key in ("PLANWIRE_KAFKA_BOOTSTRAP", "PLANWIRE_REDIS_URL", "PLANWIRE_HTTP_HOST", "PLANWIRE_HTTP_PORT", "PLANWIRE_MODEL"):
+    for key in (
+        "PLANWIRE_KAFKA_BOOTSTRAP",
+        "PLANWIRE_REDIS_URL",
+        "PLANWIRE_HTTP_HOST",
+        "PLANWIRE_HTTP_PORT",
+        "PLANWIRE_MODEL",
+    ):
         assert key in config
-    secret_keys = set(yaml.safe_load((ROOT / "k8s/base/secret.example.yaml").read_text())["stringData"])
+    secret_keys = set(
+        yaml.safe_load((ROOT / "k8s/base/secret.example.yaml").read_text())["stringData"]
+    )
     for name, deployment in of_kind("Deployment").items():
         (box,) = deployment["spec"]["template"]["spec"]["containers"]
         assert box["envFrom"] == [{"configMapRef": {"name": "planwire-config"}}], name
         refs = [e["valueFrom"]["secretKeyRef"] for e in box.get("env", []) if "valueFrom" in e]
         assert all(r["name"] == "planwire-secrets" and r["key"] in secret_keys for r in refs), name
-    gateway_env = {e["name"] for e in of_kind("Deployment")["gateway"]["spec"]["template"]["spec"]["containers"][0]["env"]}
+    gateway_env = {
+        e["name"]
+        for e in of_kind("Deployment")["gateway"]["spec"]["template"]["spec"]["containers"][0][
+            "env"
+        ]
+    }
     assert "PLANWIRE_API_KEYS" in gateway_env
 
 
@@ -167,7 +211,9 @@ def test_the_prometheus_rule_carries_the_alerts_file():
 
 
 def test_only_known_custom_resources_skip_schema_validation():
-    custom = {(d["apiVersion"], d["kind"]) for d in rendered() if "." in d["apiVersion"].split("/")[0]}
+    custom = {
+        (d["apiVersion"], d["kind"]) for d in rendered() if "." in d["apiVersion"].split("/")[0]
+    }
     builtin_groups = {"apps", "batch", "policy", "autoscaling"}
     assert {c for c in custom if c[0].split("/")[0] not in builtin_groups} <= CRD_KINDS
 

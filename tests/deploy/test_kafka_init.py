@@ -38,7 +38,11 @@ def broker(tmp_path):
     address = f"127.0.0.1:{free_port()}"
     url = f"tcp://{address}"
     log = (tmp_path / "tansu.log").open("wb")
-    proc = subprocess.Popen([str(tansu()), "broker", "--listener-url", url, "--advertised-listener-url", url], stdout=log, stderr=log)
+    proc = subprocess.Popen(
+        [str(tansu()), "broker", "--listener-url", url, "--advertised-listener-url", url],
+        stdout=log,
+        stderr=log,
+    )
     try:
         _wait_for(address)
         yield address
@@ -61,9 +65,19 @@ def _wait_for(address: str, timeout_s: float = 15.0) -> None:
 
 def run_job(bootstrap: str) -> subprocess.CompletedProcess:
     """What the kafka-init container runs, with the committed topic list."""
-    env = {**os.environ, "PLANWIRE_KAFKA_BOOTSTRAP": bootstrap, "PLANWIRE_TOPICS_FILE": str(ROOT / "deploy/kafka/topics.txt")}
+    env = {
+        **os.environ,
+        "PLANWIRE_KAFKA_BOOTSTRAP": bootstrap,
+        "PLANWIRE_TOPICS_FILE": str(ROOT / "deploy/kafka/topics.txt"),
+    }
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return subprocess.run([sys.executable, "-c", CREATE_TOPICS_SCRIPT], env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", CREATE_TOPICS_SCRIPT],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 async def partitions(bootstrap: str, names: list[str]) -> dict[str, int]:

@@ -13,7 +13,9 @@ from tests.deploy.tools import ROOT
 
 def test_committed_files_match_a_fresh_render():
     drifted = render.stale(ROOT)
-    assert not drifted, f"stale generated files (run `python -m deploy.render`): {[str(p) for p in drifted]}"
+    assert not drifted, (
+        f"stale generated files (run `python -m deploy.render`): {[str(p) for p in drifted]}"
+    )
 
 
 def test_render_is_deterministic():
@@ -25,11 +27,16 @@ def test_a_leftover_file_counts_as_stale(tmp_path):
     for path, text in render.render(ROOT).items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text)
-    (tmp_path / "deploy/prometheus/alerts.yml").write_text((ROOT / "deploy/prometheus/alerts.yml").read_text())
+    (tmp_path / "deploy/prometheus/alerts.yml").write_text(
+        (ROOT / "deploy/prometheus/alerts.yml").read_text()
+    )
     (tmp_path / "k8s/base/specialists/retired.yaml").write_text("{}\n")
     assert render.stale(tmp_path) == [render.Path("k8s/base/specialists/retired.yaml")]
     render.write(tmp_path)
-    assert render.stale(tmp_path) == [] and not (tmp_path / "k8s/base/specialists/retired.yaml").exists()
+    assert (
+        render.stale(tmp_path) == []
+        and not (tmp_path / "k8s/base/specialists/retired.yaml").exists()
+    )
 
 
 @pytest.mark.parametrize("service", inventory.CORE_SERVICES)

@@ -24,4 +24,6 @@ def require_tool(name: str) -> str:
 
 def run(argv: list[str], **kwargs) -> subprocess.CompletedProcess:
     """Run a tool from the repo root, capturing its output for the assertion message."""
-    return subprocess.run(argv, cwd=kwargs.pop("cwd", ROOT), capture_output=True, text=True, timeout=120, **kwargs)
+    return subprocess.run(
+        argv, cwd=kwargs.pop("cwd", ROOT), capture_output=True, text=True, timeout=120, **kwargs
+    )

@@ -35,7 +35,9 @@ def check_notes(case: dict, state: dict, summary: str) -> None:
     noted = set(notes["mentioned_integrations"]) | set(notes["mentioned_tools"])
     expect = case["expect"]
     assert state["phase"] == "confirming", f"{case['id']}: phase {state['phase']}"
-    assert set(expect["integrations"] + expect["tools"]) <= noted, f"{case['id']}: noted {sorted(noted)}"
+    assert set(expect["integrations"] + expect["tools"]) <= noted, (
+        f"{case['id']}: noted {sorted(noted)}"
+    )
     assert not set(expect["absent"]) & noted, f"{case['id']}: noted {sorted(noted)}"
     catalogue = load_catalogue()
     for item in noted:

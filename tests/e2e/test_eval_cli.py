@@ -23,7 +23,10 @@ LAST_LINE = re.compile(
 CONTRADICTED = {
     "id": "contradicted",
     "title": "A case whose expectation the conversation contradicts",
-    "turns": ["When a Stripe payment succeeds, post a note to Slack.", "That's everything, please confirm."],
+    "turns": [
+        "When a Stripe payment succeeds, post a note to Slack.",
+        "That's everything, please confirm.",
+    ],
     "confirm": "Yes, build it.",
     "expect": {"integrations": ["stripe"], "tools": [], "absent": ["slack"]},
 }
@@ -31,7 +34,17 @@ CONTRADICTED = {
 
 def run_eval(gateway_url: str, *paths: Path, report: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    argv = [sys.executable, "-m", "planwire", "eval", *map(str, paths), "--report", str(report), "--gateway", gateway_url]
+    argv = [
+        sys.executable,
+        "-m",
+        "planwire",
+        "eval",
+        *map(str, paths),
+        "--report",
+        str(report),
+        "--gateway",
+        gateway_url,
+    ]
     return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -40,13 +53,34 @@ def test_eval_passes_a_shared_case_and_reports_it(stack, tmp_path):
     done = run_eval(stack.gateway_url, CASES_DIR / "support-triage.json", report=report)
     lines = done.stdout.strip().splitlines()
     assert done.returncode == 0, done.stdout + done.stderr
-    assert lines[0].startswith("PASS support-triage") and LAST_LINE.match(lines[-1]).groups()[:6] == ("1", "1", "1.00", "1.00", "0", "0")
+    assert lines[0].startswith("PASS support-triage") and LAST_LINE.match(lines[-1]).groups()[
+        :6
+    ] == ("1", "1", "1.00", "1.00", "0", "0")
     data = json.loads(report.read_text())
     case = data["cases"][0]
-    assert {"id", "passed", "missing", "forbidden", "extra", "turns", "prompt_tokens", "completion_tokens", "seconds", "plan"} <= set(case)
+    assert {
+        "id",
+        "passed",
+        "missing",
+        "forbidden",
+        "extra",
+        "turns",
+        "prompt_tokens",
+        "completion_tokens",
+        "seconds",
+        "plan",
+    } <= set(case)
     assert case["passed"] and {"zendesk", "jira", "sentiment"} <= set(case["plan"])
     assert data["summary"] | {"prompt_tokens": 0, "completion_tokens": 0} == {
-        "cases": 1, "passed": 1, "recall": 1.0, "precision": 1.0, "forbidden": 0, "extra": 0, "prompt_tokens": 0, "completion_tokens": 0, "model": "heuristic"
+        "cases": 1,
+        "passed": 1,
+        "recall": 1.0,
+        "precision": 1.0,
+        "forbidden": 0,
+        "extra": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "model": "heuristic",
     }
 
 

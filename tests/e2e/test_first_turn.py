@@ -61,7 +61,9 @@ async def test_bad_http_input_gets_a_4xx_with_a_message(stack):
 
 
 async def read_topic(bootstrap: str, topic: str, want: int) -> list:
-    consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", group_id=None)
+    consumer = AIOKafkaConsumer(
+        topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", group_id=None
+    )
     await consumer.start()
     records: list = []
     try:
@@ -93,14 +95,24 @@ async def test_poison_messages_go_to_the_dlq_and_the_next_turn_is_answered(stack
 
 async def test_a_turn_delivered_twice_is_appended_once(stack):
     async with SessionClient(stack.gateway_url) as session:
-        event = TurnReceived(session_id=session.session_id, turn_id="t-dup", text="Copy new Trello cards to Notion.", turn_seq=99)
+        event = TurnReceived(
+            session_id=session.session_id,
+            turn_id="t-dup",
+            text="Copy new Trello cards to Notion.",
+            turn_seq=99,
+        )
         producer = AIOKafkaProducer(bootstrap_servers=stack.bootstrap, enable_idempotence=False)
         await producer.start()
         for _ in range(2):
-            await producer.send_and_wait(TurnReceived.topic.name, event.model_dump_json().encode(), key=event.key())
+            await producer.send_and_wait(
+                TurnReceived.topic.name, event.model_dump_json().encode(), key=event.key()
+            )
         await producer.stop()
         await session.wait_for(lambda e: e.type == "reply" and e.data["turn_id"] == "t-dup")
         await session.say("And mirror them into Airtable.")
         transcript = await settled_transcript(session, 4)
     user_lines = [m["text"] for m in transcript if m["role"] == "user"]
-    assert sorted(user_lines) == ["And mirror them into Airtable.", "Copy new Trello cards to Notion."]
+    assert sorted(user_lines) == [
+        "And mirror them into Airtable.",
+        "Copy new Trello cards to Notion.",
+    ]

@@ -21,15 +21,21 @@ async def test_a_confirmed_conversation_becomes_a_saved_workflow(stack):
         state, _ = await gather(session, TURNS)
         assert state["phase"] == "confirming"
         await session.say("Yes, that's everything. Please build it.")
-        done = await session.wait_for(lambda e: e.type in {"workflow_completed", "workflow_failed"}, timeout_s=120)
+        done = await session.wait_for(
+            lambda e: e.type in {"workflow_completed", "workflow_failed"}, timeout_s=120
+        )
         final = await session.state()
         document = (await session.http.get(f"/v1/workflows/{done.data.get('workflow_id')}")).json()
     plan = next(e.data for e in session.seen if e.type == "plan")
     progress = [e.data for e in session.seen if e.type == "progress"]
     assert done.type == "workflow_completed", done.data
     assert final["phase"] == "completed" and final["workflow_id"] == done.data["workflow_id"]
-    assert {"gmail", "pdf_parser", "scheduler", "slack", "text_summarizer"} <= set(plan["specialists"])
-    assert {n["specialist"] for n in document["nodes"] if n.get("specialist")} >= set(plan["specialists"])
+    assert {"gmail", "pdf_parser", "scheduler", "slack", "text_summarizer"} <= set(
+        plan["specialists"]
+    )
+    assert {n["specialist"] for n in document["nodes"] if n.get("specialist")} >= set(
+        plan["specialists"]
+    )
     assert {p["status"] for p in progress} >= {"dispatched", "completed"}
     catalogue = load_catalogue()
     for specialist in plan["specialists"]:

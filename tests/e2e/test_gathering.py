@@ -23,7 +23,12 @@ async def test_case_reaches_confirming_with_correct_notes(stack, path):
 
 
 async def last_trimmed(bootstrap: str, session_id: str) -> ContextTrimmed:
-    consumer = AIOKafkaConsumer(ContextTrimmed.topic.name, bootstrap_servers=bootstrap, auto_offset_reset="earliest", group_id=None)
+    consumer = AIOKafkaConsumer(
+        ContextTrimmed.topic.name,
+        bootstrap_servers=bootstrap,
+        auto_offset_reset="earliest",
+        group_id=None,
+    )
     await consumer.start()
     last = None
     try:

@@ -21,21 +21,26 @@ from tests.support.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.e2e
 
+
 def proposal(*integrations: str) -> str:
-    return "ok:" + json.dumps({
-        "requirement_summary": "Invoices to Sheets and Slack.",
-        "mentioned": [{"id": i, "evidence": i} for i in integrations],
-        "removed": [],
-        "confidence_score": 0.5,
-        "hints": [],
-    })
+    return "ok:" + json.dumps(
+        {
+            "requirement_summary": "Invoices to Sheets and Slack.",
+            "mentioned": [{"id": i, "evidence": i} for i in integrations],
+            "removed": [],
+            "confidence_score": 0.5,
+            "hints": [],
+        }
+    )
 
 
 ANNOTATOR_SCRIPT = [
     "http500",  # turn 1: retried, then answered
     "invalid_json",  # turn 2: repaired
-    "timeout", "timeout",  # turn 3: two failures, falls back to the rules
-    'schema_violation:{"unexpected": 1}', 'schema_violation:{"unexpected": 1}',  # turn 4: falls back
+    "timeout",
+    "timeout",  # turn 3: two failures, falls back to the rules
+    'schema_violation:{"unexpected": 1}',
+    'schema_violation:{"unexpected": 1}',  # turn 4: falls back
     proposal("hubspott"),  # turn 5: a name outside the catalogue fails the schema: repaired
     proposal("salesforce"),  # the nudge: a catalogue id the user never said, dropped by code
 ]
@@ -67,7 +72,9 @@ def faulty_stack():
     fake = RoleScriptedFake("annotator", ANNOTATOR_SCRIPT).start()
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PLANWIRE_MODEL_TIMEOUT_S", "1")
-        with EmbeddedStack(ModelSettings(model="openai", model_base_url=fake.base_url, model_name="fake")) as stack:
+        with EmbeddedStack(
+            ModelSettings(model="openai", model_base_url=fake.base_url, model_name="fake")
+        ) as stack:
             yield stack, fake
     fake.stop()
 
@@ -88,7 +95,7 @@ def value(metrics_text: str, name: str, **labels: str) -> float:
 async def test_faults_are_retried_repaired_or_fall_back_and_notes_stay_right(faulty_stack):
     stack, fake = faulty_stack
     async with SessionClient(stack.gateway_url) as session:
-        state, summary = await gather(session, TURNS)
+        state, _summary = await gather(session, TURNS)
     noted = set(state["notes"]["mentioned_integrations"]) | set(state["notes"]["mentioned_tools"])
     assert state["phase"] == "confirming"
     assert {"gmail", "pdf_parser", "google_sheets", "slack", "scheduler"} <= noted
@@ -97,7 +104,18 @@ async def test_faults_are_retried_repaired_or_fall_back_and_notes_stay_right(fau
     metrics = httpx.get(stack.service_urls["annotator"] + "/metrics").text
     assert value(metrics, "planwire_model_retries_total", role="annotator") >= 1
     assert value(metrics, "planwire_model_repairs_total", role="annotator") >= 2
-    assert value(metrics, "planwire_model_attempt_failures_total", role="annotator", reason="schema") >= 2
+    assert (
+        value(metrics, "planwire_model_attempt_failures_total", role="annotator", reason="schema")
+        >= 2
+    )
     assert value(metrics, "planwire_model_fallbacks_total", role="annotator") >= 2
     assert value(metrics, "planwire_model_calls_total", role="annotator", outcome="repaired") >= 1
-    assert value(metrics, "planwire_overrides_total", service="annotator", rule="model_quote_not_in_user_words") >= 1
+    assert (
+        value(
+            metrics,
+            "planwire_overrides_total",
+            service="annotator",
+            rule="model_quote_not_in_user_words",
+        )
+        >= 1
+    )

@@ -16,7 +16,10 @@ from tests.e2e.gathering import gather
 
 pytestmark = pytest.mark.e2e
 
-TURNS = ["New Zendesk tickets should be checked for sentiment.", "If it is a bug, open an issue in Jira."]
+TURNS = [
+    "New Zendesk tickets should be checked for sentiment.",
+    "If it is a bug, open an issue in Jira.",
+]
 
 
 def free_port() -> int:
@@ -39,8 +42,12 @@ def prometheus(stack, tmp_path: Path):
     assert binary, "Debian's prometheus package is missing: run .ci/install-system-deps.sh"
     (tmp_path / "prometheus.yml").write_text(scrape_config(stack.service_urls))
     port = free_port()
-    argv = [binary, f"--config.file={tmp_path / 'prometheus.yml'}", f"--storage.tsdb.path={tmp_path / 'data'}",
-            f"--web.listen-address=127.0.0.1:{port}"]
+    argv = [
+        binary,
+        f"--config.file={tmp_path / 'prometheus.yml'}",
+        f"--storage.tsdb.path={tmp_path / 'data'}",
+        f"--web.listen-address=127.0.0.1:{port}",
+    ]
     with (tmp_path / "prometheus.log").open("wb") as log:
         server = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -67,13 +74,17 @@ async def eventually(client: httpx.AsyncClient, promql: str, at_least: float) ->
 
 async def test_prometheus_sees_turns_model_calls_and_dispatch_steps(stack, prometheus):
     async with SessionClient(stack.gateway_url) as session:
-        state, _ = await gather(session, TURNS)
+        _state, _ = await gather(session, TURNS)
         await session.say("Yes, that's everything. Please build it.")
-        done = await session.wait_for(lambda e: e.type in {"workflow_completed", "workflow_failed"}, timeout_s=120)
+        done = await session.wait_for(
+            lambda e: e.type in {"workflow_completed", "workflow_failed"}, timeout_s=120
+        )
     assert done.type == "workflow_completed"
     async with httpx.AsyncClient(base_url=prometheus) as client:
         turns = await eventually(client, "sum(planwire_turns_total)", len(TURNS) + 1)
-        calls = await eventually(client, 'sum(planwire_model_calls_total{role="annotator"})', len(TURNS))
+        calls = await eventually(
+            client, 'sum(planwire_model_calls_total{role="annotator"})', len(TURNS)
+        )
         steps = await eventually(client, 'sum(planwire_steps_run_total{outcome="ok"})', 3)
         up = await eventually(client, "sum(up)", len(stack.service_urls))
     assert turns >= len(TURNS) + 1 and calls >= len(TURNS) and steps >= 3

@@ -60,18 +60,25 @@ async def valkey_pings(url: str) -> bool:
 
 async def test_stack_serves_every_part_and_stop_leaves_no_process(tmp_path):
     stack = EmbeddedStack(log_dir=tmp_path)
-    await stack.astart([ServiceSpec("gateway", FAKE, ("--grandchild",)), ServiceSpec("trimmer", FAKE)])
+    await stack.astart(
+        [ServiceSpec("gateway", FAKE, ("--grandchild",)), ServiceSpec("trimmer", FAKE)]
+    )
     try:
         pids = stack.pids
         async with httpx.AsyncClient() as http:
-            health = [(await http.get(f"{url}/health")).status_code for url in stack.service_urls.values()]
+            health = [
+                (await http.get(f"{url}/health")).status_code for url in stack.service_urls.values()
+            ]
             grandchildren = (await http.get(f"{stack.gateway_url}/children")).json()
         assert {t.name for t in all_topics(RUNNERS)} <= await broker_topics(stack.bootstrap)
         assert await valkey_pings(stack.redis_url)
     finally:
         await stack.astop()
     assert health == [204, 204] and len(pids) == 4 and len(grandchildren) == 1
-    assert stack.env["PLANWIRE_KAFKA_BOOTSTRAP"] == stack.bootstrap and stack.env["PLANWIRE_FETCH_MAX_WAIT_MS"] == "150"
+    assert (
+        stack.env["PLANWIRE_KAFKA_BOOTSTRAP"] == stack.bootstrap
+        and stack.env["PLANWIRE_FETCH_MAX_WAIT_MS"] == "150"
+    )
     assert [p for p in [*pids, *grandchildren] if running(p)] == []
     stack.stop()  # a second stop is harmless
 
@@ -79,7 +86,9 @@ async def test_stack_serves_every_part_and_stop_leaves_no_process(tmp_path):
 async def test_a_service_that_dies_at_start_fails_the_start_with_its_log_and_cleans_up(tmp_path):
     stack = EmbeddedStack(log_dir=tmp_path)
     with pytest.raises(StackError, match="No module named") as failure:
-        await stack.astart([ServiceSpec("gateway", FAKE), ServiceSpec("broken", "tests.support.no_such_module")])
+        await stack.astart(
+            [ServiceSpec("gateway", FAKE), ServiceSpec("broken", "tests.support.no_such_module")]
+        )
     assert "broken exited" in str(failure.value)
     assert stack.pids == [] and (stack.log_dir / "broken.log").exists()
 
@@ -98,14 +107,24 @@ def wait_for_line(lines: queue.Queue, prefix: str, seen: list[str], timeout_s: f
         except queue.Empty:
             break
         if seen[-1].startswith(prefix):
-            return seen[-1][len(prefix):].strip()
+            return seen[-1][len(prefix) :].strip()
     raise AssertionError(f"no {prefix!r} line; output so far:\n" + "\n".join(seen))
 
 
 def test_planwire_up_stops_everything_on_sigterm_and_exits_0():
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PLANWIRE_STACK_SERVICES": f"gateway={FAKE},trimmer={FAKE}"}
-    up = subprocess.Popen([sys.executable, "-m", "planwire", "up"], cwd=ROOT, env=env, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "PLANWIRE_STACK_SERVICES": f"gateway={FAKE},trimmer={FAKE}",
+    }
+    up = subprocess.Popen(
+        [sys.executable, "-m", "planwire", "up"],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=read_lines, args=(up.stdout, lines), daemon=True).start()
     seen: list[str] = []

@@ -20,8 +20,13 @@ from tests.support.inmemory import CATALOGUE, TTL, deliver, sent, serving
 async def annotator(redis_url):
     redis = Redis.from_url(redis_url, decode_responses=True)
     deps = handlers.Deps(
-        redis=redis, store=NotesStore(redis, TTL), model=UsageRecordingModel(HeuristicModel(), redis), catalogue=CATALOGUE,
-        published=service.publisher_of(NotesUpdated), threshold=0.8, dedupe_ttl_s=TTL,
+        redis=redis,
+        store=NotesStore(redis, TTL),
+        model=UsageRecordingModel(HeuristicModel(), redis),
+        catalogue=CATALOGUE,
+        published=service.publisher_of(NotesUpdated),
+        threshold=0.8,
+        dedupe_ttl_s=TTL,
     )
     async with serving(service, deps) as broker:
         yield broker
@@ -30,13 +35,20 @@ async def annotator(redis_url):
 
 def turn(session_id: str, text: str, phase: str) -> ContextTrimmed:
     return ContextTrimmed(
-        session_id=session_id, turn_id="t1", user_text=text, messages=[ChatMessage(role="user", text=text, turn_id="t1")], dropped_units=0, phase=phase
+        session_id=session_id,
+        turn_id="t1",
+        user_text=text,
+        messages=[ChatMessage(role="user", text=text, turn_id="t1")],
+        dropped_units=0,
+        phase=phase,
     )
 
 
 async def test_a_gathering_turn_is_folded_into_the_notes(annotator):
     session_id = f"ann-{uuid.uuid4().hex[:10]}"
-    await deliver(annotator, turn(session_id, "Watch Gmail for invoices and post them to Slack.", "gathering"))
+    await deliver(
+        annotator, turn(session_id, "Watch Gmail for invoices and post them to Slack.", "gathering")
+    )
     [updated] = [n for n in sent(service, NotesUpdated) if n.session_id == session_id]
     assert {"gmail", "slack"} <= set(updated.notes.mentioned_integrations)
     assert updated.notes.version == 1

@@ -16,15 +16,24 @@ from shared.model.usage import UsageRecordingModel
 from shared.redis import session_key
 from tests.support.inmemory import CATALOGUE, TTL, deliver, sent, serving
 
-NOTES = Notes(version=2, requirement_summary="Gmail invoices to Slack.", mentioned_integrations=["gmail", "slack"], confidence_score=0.9)
+NOTES = Notes(
+    version=2,
+    requirement_summary="Gmail invoices to Slack.",
+    mentioned_integrations=["gmail", "slack"],
+    confidence_score=0.9,
+)
 
 
 @pytest_asyncio.fixture
 async def classifier(redis_url):
     redis = Redis.from_url(redis_url, decode_responses=True)
     deps = handlers.Deps(
-        redis=redis, model=UsageRecordingModel(HeuristicModel(), redis), catalogue=CATALOGUE,
-        classified=service.publisher_of(ReplyClassified), confirmed=service.publisher_of(RequirementsConfirmed), dedupe_ttl_s=TTL,
+        redis=redis,
+        model=UsageRecordingModel(HeuristicModel(), redis),
+        catalogue=CATALOGUE,
+        classified=service.publisher_of(ReplyClassified),
+        confirmed=service.publisher_of(RequirementsConfirmed),
+        dedupe_ttl_s=TTL,
     )
     async with serving(service, deps) as broker:
         yield broker, redis
@@ -35,7 +44,14 @@ async def reply(redis: Redis, text: str, phase: str) -> ContextTrimmed:
     session_id = f"cls-{uuid.uuid4().hex[:10]}"
     await redis.set(session_key(session_id, "phase"), phase)
     await redis.set(session_key(session_id, "notes"), NOTES.model_dump_json())
-    return ContextTrimmed(session_id=session_id, turn_id="t2", user_text=text, messages=[ChatMessage(role="user", text=text, turn_id="t2")], dropped_units=0, phase=phase)
+    return ContextTrimmed(
+        session_id=session_id,
+        turn_id="t2",
+        user_text=text,
+        messages=[ChatMessage(role="user", text=text, turn_id="t2")],
+        dropped_units=0,
+        phase=phase,
+    )
 
 
 def of_session(kind: type, session_id: str) -> list:

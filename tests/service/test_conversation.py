@@ -16,14 +16,23 @@ from shared.redis import session_key
 from tests.support.inmemory import CATALOGUE, TTL, deliver, sent, serving
 
 TEXT = "Watch Gmail for invoices and post them to Slack."
-NOTES = Notes(version=1, requirement_summary="Gmail invoices to Slack.", mentioned_integrations=["gmail", "slack"], confidence_score=0.9)
+NOTES = Notes(
+    version=1,
+    requirement_summary="Gmail invoices to Slack.",
+    mentioned_integrations=["gmail", "slack"],
+    confidence_score=0.9,
+)
 
 
 @pytest_asyncio.fixture
 async def conversation(redis_url):
     redis = Redis.from_url(redis_url, decode_responses=True)
     deps = handlers.Deps(
-        redis=redis, model=UsageRecordingModel(HeuristicModel(), redis), catalogue=CATALOGUE, replies=service.publisher_of(ReplyGenerated), dedupe_ttl_s=TTL
+        redis=redis,
+        model=UsageRecordingModel(HeuristicModel(), redis),
+        catalogue=CATALOGUE,
+        replies=service.publisher_of(ReplyGenerated),
+        dedupe_ttl_s=TTL,
     )
     async with serving(service, deps) as broker:
         yield broker, redis
@@ -33,8 +42,21 @@ async def conversation(redis_url):
 async def notes_updated(redis: Redis, *, ready: bool) -> NotesUpdated:
     session_id = f"conv-{uuid.uuid4().hex[:10]}"
     await redis.set(session_key(session_id, "phase"), "gathering")
-    context = ContextTrimmed(session_id=session_id, turn_id="t1", user_text=TEXT, messages=[ChatMessage(role="user", text=TEXT, turn_id="t1")], dropped_units=0, phase="gathering")
-    return NotesUpdated(session_id=session_id, turn_id="t1", notes=NOTES, ready_for_confirmation=ready, context=context)
+    context = ContextTrimmed(
+        session_id=session_id,
+        turn_id="t1",
+        user_text=TEXT,
+        messages=[ChatMessage(role="user", text=TEXT, turn_id="t1")],
+        dropped_units=0,
+        phase="gathering",
+    )
+    return NotesUpdated(
+        session_id=session_id,
+        turn_id="t1",
+        notes=NOTES,
+        ready_for_confirmation=ready,
+        context=context,
+    )
 
 
 async def test_notes_that_are_not_ready_get_a_question(conversation):

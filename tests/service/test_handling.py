@@ -30,26 +30,51 @@ async def services(redis_url):
 
 
 async def test_a_turn_is_timed_and_counted_by_every_service_that_handled_it(services):
-    labels = [("trimmer", "TurnReceived"), ("annotator", "ContextTrimmed"), ("classifier", "ContextTrimmed"), ("conversation", "NotesUpdated")]
-    handled = {pair: sample("planwire_events_handled_total", service=pair[0], event=pair[1]) for pair in labels}
-    timed = {pair: sample("planwire_handler_seconds_count", service=pair[0], event=pair[1]) for pair in labels}
+    labels = [
+        ("trimmer", "TurnReceived"),
+        ("annotator", "ContextTrimmed"),
+        ("classifier", "ContextTrimmed"),
+        ("conversation", "NotesUpdated"),
+    ]
+    handled = {
+        pair: sample("planwire_events_handled_total", service=pair[0], event=pair[1])
+        for pair in labels
+    }
+    timed = {
+        pair: sample("planwire_handler_seconds_count", service=pair[0], event=pair[1])
+        for pair in labels
+    }
     await services.say(await services.new_session(), 1, "Post new Stripe payments to Slack.")
     for pair in labels:
-        assert sample("planwire_events_handled_total", service=pair[0], event=pair[1]) == handled[pair] + 1, pair
-        assert sample("planwire_handler_seconds_count", service=pair[0], event=pair[1]) == timed[pair] + 1, pair
+        assert (
+            sample("planwire_events_handled_total", service=pair[0], event=pair[1])
+            == handled[pair] + 1
+        ), pair
+        assert (
+            sample("planwire_handler_seconds_count", service=pair[0], event=pair[1])
+            == timed[pair] + 1
+        ), pair
 
 
 async def test_a_redelivered_event_is_refused_and_a_skipped_one_is_not_claimed(services):
     session_id = await services.new_session()
-    turn = TurnReceived(session_id=session_id, turn_id="t1", text="Post new Stripe payments to Slack.", turn_seq=1)
+    turn = TurnReceived(
+        session_id=session_id, turn_id="t1", text="Post new Stripe payments to Slack.", turn_seq=1
+    )
     trimmed = services.routes[TurnReceived][0][1]
     await trimmer.on_turn_received(turn, trimmed)
     with pytest.raises(AlreadyProcessed):
         await trimmer.on_turn_received(turn, trimmed)
     gathering_turn = services.bus.queue[-1]  # ContextTrimmed while gathering: not the classifier's
-    verdicts = next(deps for handler, deps in services.routes[type(gathering_turn)] if handler is classifier.on_context_trimmed)
+    verdicts = next(
+        deps
+        for handler, deps in services.routes[type(gathering_turn)]
+        if handler is classifier.on_context_trimmed
+    )
     await classifier.on_context_trimmed(gathering_turn, verdicts)
-    assert not await services.redis.exists(session_key(session_id, "seen", "classifier", str(gathering_turn.event_id)))
+    assert not await services.redis.exists(
+        session_key(session_id, "seen", "classifier", str(gathering_turn.event_id))
+    )
 
 
 def test_the_kit_refuses_a_handler_without_the_scope():

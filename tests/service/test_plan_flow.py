@@ -7,19 +7,26 @@ by a list the test drains in order, so races and timeouts can be staged precisel
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 import uuid
 from collections.abc import Callable
 
-import pytest
 import pytest_asyncio
 from redis.asyncio import Redis
 
 from catalogue import load_catalogue
 from schemas.confirmation import RequirementsConfirmed
 from schemas.envelope import Event
-from schemas.plan import PlanCompiled, RunStep, StepCompleted, StepProgressed, WorkflowCompleted, WorkflowFailed
+from schemas.plan import (
+    PlanCompiled,
+    RunStep,
+    StepCompleted,
+    StepProgressed,
+    WorkflowCompleted,
+    WorkflowFailed,
+)
 from schemas.turn import ChatMessage, Notes
 from services.dispatcher import handlers as dispatcher
 from services.dispatcher.logic import Deadline, Decision
@@ -46,21 +53,34 @@ class Flow:
         self.redis, self.bus = redis, Bus()
         model = HeuristicModel()
         bus, common = self.bus, {"redis": redis, "dedupe_ttl_s": TTL}
-        self.planner = planner.Deps(store=PlanStore(redis, TTL), model=model, catalogue=CATALOGUE, compiled=bus, **common)
-        self.dispatcher = dispatcher.Deps(
-            store=RunStore(redis, TTL), broker=bus, progressed=bus, completed=bus, failed=bus, step_timeout_s=TIMEOUT_S, max_attempts=3, **common
+        self.planner = planner.Deps(
+            store=PlanStore(redis, TTL), model=model, catalogue=CATALOGUE, compiled=bus, **common
         )
-        self.runner = specialist.Deps(store=StepStore(redis, TTL), model=model, catalogue=CATALOGUE, completed=bus, **common)
+        self.dispatcher = dispatcher.Deps(
+            store=RunStore(redis, TTL),
+            broker=bus,
+            progressed=bus,
+            completed=bus,
+            failed=bus,
+            step_timeout_s=TIMEOUT_S,
+            max_attempts=3,
+            **common,
+        )
+        self.runner = specialist.Deps(
+            store=StepStore(redis, TTL), model=model, catalogue=CATALOGUE, completed=bus, **common
+        )
 
     async def deliver(self, message: Event) -> None:
         """Hand one message to its consumer; a duplicate is skipped as the middleware does."""
-        route = {PlanCompiled: (dispatcher.on_plan_compiled, self.dispatcher), RunStep: (specialist.on_run_step, self.runner), StepCompleted: (dispatcher.on_step_completed, self.dispatcher)}
+        route = {
+            PlanCompiled: (dispatcher.on_plan_compiled, self.dispatcher),
+            RunStep: (specialist.on_run_step, self.runner),
+            StepCompleted: (dispatcher.on_step_completed, self.dispatcher),
+        }
         if type(message) in route:
             handler, deps = route[type(message)]
-            try:
+            with contextlib.suppress(AlreadyProcessed):
                 await handler(message, deps)
-            except AlreadyProcessed:
-                pass
 
     async def drain(self, before: Callable[[Event], object] | None = None) -> None:
         """Deliver until nothing is left; `before` may act on a message just before it lands."""
@@ -79,15 +99,24 @@ async def flow(redis_url):
     await redis.aclose()
 
 
-NOTES = Notes(requirement_summary="Gmail invoices to Slack.", mentioned_integrations=["gmail", "slack"], ready=True)
+NOTES = Notes(
+    requirement_summary="Gmail invoices to Slack.",
+    mentioned_integrations=["gmail", "slack"],
+    ready=True,
+)
 
 
 async def confirmed_session(flow: Flow, phase: str = "planning") -> RequirementsConfirmed:
     session_id = f"svc-{uuid.uuid4().hex[:10]}"
     lines = ["Watch Gmail for invoices and post them to Slack in #billing.", "Will do."]
-    messages = [ChatMessage(role=r, text=t, turn_id="t1").model_dump_json() for r, t in zip(("user", "assistant"), lines)]
+    messages = [
+        ChatMessage(role=r, text=t, turn_id="t1").model_dump_json()
+        for r, t in zip(("user", "assistant"), lines, strict=False)
+    ]
     await flow.redis.set(session_key(session_id, "phase"), phase)
-    await flow.redis.zadd(session_key(session_id, "transcript"), {f"m{i}|{m}": i for i, m in enumerate(messages)})
+    await flow.redis.zadd(
+        session_key(session_id, "transcript"), {f"m{i}|{m}": i for i, m in enumerate(messages)}
+    )
     return RequirementsConfirmed(session_id=session_id, turn_id="t1", notes=NOTES)
 
 
@@ -100,26 +129,46 @@ async def test_a_confirmed_session_is_planned_walked_saved_and_summarised(flow):
     await planner.on_requirements_confirmed(event, flow.planner)
     await flow.drain()
     [plan] = flow.bus.of(PlanCompiled)
-    assert [n.node_id for n in plan.nodes] == ["gmail", "gmail.config", "slack", "slack.config", "composer", "save", "summarizer"]
+    assert [n.node_id for n in plan.nodes] == [
+        "gmail",
+        "gmail.config",
+        "slack",
+        "slack.config",
+        "composer",
+        "save",
+        "summarizer",
+    ]
     assert await phase(flow, event.session_id) == "completed"
     run = await flow.redis.hgetall(session_key(event.session_id, "plan", "run"))
     assert (run["state"], run["cursor"], run["total"]) == ("completed", "7", "7")
     [done] = flow.bus.of(WorkflowCompleted)
     doc = json.loads(await flow.redis.get(session_key(event.session_id, "workflow", "doc")))
-    assert done.workflow_id == doc["workflow_id"] and "Gmail" in done.summary and "Slack" in done.summary
-    assert [(p.node_index, p.status) for p in flow.bus.of(StepProgressed)] == [(i, s) for i in range(7) for s in ("dispatched", "completed")]
+    assert (
+        done.workflow_id == doc["workflow_id"]
+        and "Gmail" in done.summary
+        and "Slack" in done.summary
+    )
+    assert [(p.node_index, p.status) for p in flow.bus.of(StepProgressed)] == [
+        (i, s) for i in range(7) for s in ("dispatched", "completed")
+    ]
 
     last = flow.bus.of(StepCompleted)[-1]
-    await flow.deliver(last.model_copy(update={"event_id": uuid.uuid4()}))  # a re-emitted last completion
+    await flow.deliver(
+        last.model_copy(update={"event_id": uuid.uuid4()})
+    )  # a re-emitted last completion
     again = flow.bus.of(WorkflowCompleted)
-    assert len(again) == 2 and again[0].event_id == again[1].event_id, "announced again under the same id, for dedupe"
+    assert len(again) == 2 and again[0].event_id == again[1].event_id, (
+        "announced again under the same id, for dedupe"
+    )
     assert len(flow.bus.of(RunStep)) == 7
 
 
 async def test_a_session_that_is_not_planning_gets_no_plan(flow):
     event = await confirmed_session(flow, phase="gathering")
     await planner.on_requirements_confirmed(event, flow.planner)
-    assert flow.bus.sent == [] and not await flow.redis.exists(session_key(event.session_id, "plan"))
+    assert flow.bus.sent == [] and not await flow.redis.exists(
+        session_key(event.session_id, "plan")
+    )
     assert await phase(flow, event.session_id) == "gathering"
 
 
@@ -130,7 +179,9 @@ async def test_concurrent_copies_of_a_completion_advance_the_cursor_once(flow):
     await flow.deliver(flow.bus.of(RunStep)[0])  # -> StepCompleted 0
     [completion] = flow.bus.of(StepCompleted)
     copies = [completion.model_copy(update={"event_id": uuid.uuid4()}) for _ in range(6)]
-    await asyncio.gather(*(dispatcher.on_step_completed(c, flow.dispatcher) for c in [completion, *copies]))
+    await asyncio.gather(
+        *(dispatcher.on_step_completed(c, flow.dispatcher) for c in [completion, *copies])
+    )
     assert [(c.node_index, c.attempt) for c in flow.bus.of(RunStep)] == [(0, 1), (1, 1)]
     assert (await flow.redis.hgetall(session_key(event.session_id, "plan", "run")))["cursor"] == "1"
 
@@ -143,13 +194,19 @@ async def test_a_transition_decided_on_a_stale_view_is_refused(flow):
     seen = await store.read(session_id)
     advance = Decision("advance", 0)
     assert await store.transition(session_id, seen, advance, 1)
-    assert not await store.transition(session_id, seen, advance, 1), "a second replica on the same view loses"
-    assert not await store.transition(session_id, seen, Decision("retry", 0, attempt=2, reason="late"))
+    assert not await store.transition(session_id, seen, advance, 1), (
+        "a second replica on the same view loses"
+    )
+    assert not await store.transition(
+        session_id, seen, Decision("retry", 0, attempt=2, reason="late")
+    )
     moved = await store.read(session_id)
     assert (moved.cursor, moved.step_status, moved.step_attempt) == (1, "dispatched", 1)
     retry = Decision("retry", 1, attempt=2, reason="timed out")
     assert await store.transition(session_id, moved, retry)
-    assert not await store.transition(session_id, moved, Decision("advance", 1), 1), "an advance decided before the retry loses"
+    assert not await store.transition(session_id, moved, Decision("advance", 1), 1), (
+        "an advance decided before the retry loses"
+    )
 
 
 async def test_a_step_without_an_answer_is_requested_again_then_the_session_fails(flow):
@@ -159,12 +216,18 @@ async def test_a_step_without_an_answer_is_requested_again_then_the_session_fail
     now = time.time()
     assert await sweep_once(flow.dispatcher, now + 1, lease_s=30, batch=10) == 0, "not due yet"
     for tick in (1, 2):
-        assert await sweep_once(flow.dispatcher, now + tick * (TIMEOUT_S + 1), lease_s=30, batch=10) == 1
+        assert (
+            await sweep_once(flow.dispatcher, now + tick * (TIMEOUT_S + 1), lease_s=30, batch=10)
+            == 1
+        )
     assert [(c.node_index, c.attempt) for c in flow.bus.of(RunStep)] == [(0, 1), (0, 2), (0, 3)]
     assert [p.status for p in flow.bus.of(StepProgressed)] == ["dispatched", "retrying", "retrying"]
     await sweep_once(flow.dispatcher, now + 3 * (TIMEOUT_S + 1), lease_s=30, batch=10)
     [failed] = flow.bus.of(WorkflowFailed)
-    assert failed.reason == "Step 1 of 7 (gmail specialist) did not complete after 3 attempts: no answer within 20 s"
+    assert (
+        failed.reason
+        == "Step 1 of 7 (gmail specialist) did not complete after 3 attempts: no answer within 20 s"
+    )
     assert await phase(flow, event.session_id) == "failed"
     assert await flow.redis.get(session_key(event.session_id, "failure")) == failed.reason
     assert await flow.redis.zcard("pw:deadlines") == 0
@@ -175,10 +238,14 @@ async def test_two_sweeping_replicas_never_claim_the_same_deadline(flow):
     deadlines = [Deadline(f"svc-{i:08d}", "plan", 0, 1) for i in range(40)]
     for deadline in deadlines:
         await store.add_deadline(deadline, 100.0)
-    first, second = await asyncio.gather(store.claim_due(200.0, 30, 40), store.claim_due(200.0, 30, 40))
+    first, second = await asyncio.gather(
+        store.claim_due(200.0, 30, 40), store.claim_due(200.0, 30, 40)
+    )
     assert not set(first) & set(second) and set(first) | set(second) == set(deadlines)
     assert await store.claim_due(200.0, 30, 40) == [], "claimed entries are leased, not due"
-    assert len(await store.claim_due(231.0, 30, 40)) == 40, "a lease that ran out makes them due again"
+    assert len(await store.claim_due(231.0, 30, 40)) == 40, (
+        "a lease that ran out makes them due again"
+    )
 
 
 async def test_an_invalid_user_edit_fails_the_config_step_until_the_session_fails(flow):
@@ -186,15 +253,33 @@ async def test_an_invalid_user_edit_fails_the_config_step_until_the_session_fail
     store = flow.runner.store
 
     async def break_the_gmail_draft(message: Event) -> None:
-        if isinstance(message, RunStep) and message.node.node_id == "gmail.config" and message.attempt == 1:
+        if (
+            isinstance(message, RunStep)
+            and message.node.node_id == "gmail.config"
+            and message.attempt == 1
+        ):
             plan = await store.plan(event.session_id)
-            await store.append_artifact(event.session_id, plan.nodes[0], "draft_config", {"query": 42}, plan_id=plan.plan_id, attempt=None, edited_by_user=True)
+            await store.append_artifact(
+                event.session_id,
+                plan.nodes[0],
+                "draft_config",
+                {"query": 42},
+                plan_id=plan.plan_id,
+                attempt=None,
+                edited_by_user=True,
+            )
 
     await planner.on_requirements_confirmed(event, flow.planner)
     await flow.drain(before=break_the_gmail_draft)
     failures = [c for c in flow.bus.of(StepCompleted) if c.status == "failed"]
-    assert [(c.node_id, c.attempt) for c in failures] == [("gmail.config", 1), ("gmail.config", 2), ("gmail.config", 3)]
+    assert [(c.node_id, c.attempt) for c in failures] == [
+        ("gmail.config", 1),
+        ("gmail.config", 2),
+        ("gmail.config", 3),
+    ]
     [failed] = flow.bus.of(WorkflowFailed)
-    assert failed.reason.startswith("Step 2 of 7 (gmail config) did not complete after 3 attempts: Gmail config is invalid at $.query")
+    assert failed.reason.startswith(
+        "Step 2 of 7 (gmail config) did not complete after 3 attempts: Gmail config is invalid at $.query"
+    )
     assert await phase(flow, event.session_id) == "failed"
     assert not await flow.redis.exists(session_key(event.session_id, "workflow"))

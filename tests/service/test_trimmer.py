@@ -17,7 +17,13 @@ from tests.support.inmemory import TTL, deliver, sent, serving
 @pytest_asyncio.fixture
 async def trimmer(redis_url):
     redis = Redis.from_url(redis_url, decode_responses=True)
-    deps = handlers.Deps(redis=redis, store=TranscriptStore(redis, TTL), trimmed=service.publisher_of(ContextTrimmed), budget_tokens=1500, dedupe_ttl_s=TTL)
+    deps = handlers.Deps(
+        redis=redis,
+        store=TranscriptStore(redis, TTL),
+        trimmed=service.publisher_of(ContextTrimmed),
+        budget_tokens=1500,
+        dedupe_ttl_s=TTL,
+    )
     async with serving(service, deps) as broker:
         yield broker
     await redis.aclose()
@@ -25,11 +31,25 @@ async def trimmer(redis_url):
 
 async def test_a_turn_is_passed_on_once_with_the_reply_before_it(trimmer):
     session_id = f"trim-{uuid.uuid4().hex[:10]}"
-    first = TurnReceived(session_id=session_id, turn_id="t1", text="Watch Gmail for invoices.", turn_seq=1)
+    first = TurnReceived(
+        session_id=session_id, turn_id="t1", text="Watch Gmail for invoices.", turn_seq=1
+    )
     await deliver(trimmer, first)
     await deliver(trimmer, first)  # redelivered: skipped
-    await deliver(trimmer, ReplyGenerated(session_id=session_id, turn_id="t1", text="Which label?", reply_kind="question", phase="gathering"))
-    await deliver(trimmer, TurnReceived(session_id=session_id, turn_id="t2", text="The invoices label.", turn_seq=2))
+    await deliver(
+        trimmer,
+        ReplyGenerated(
+            session_id=session_id,
+            turn_id="t1",
+            text="Which label?",
+            reply_kind="question",
+            phase="gathering",
+        ),
+    )
+    await deliver(
+        trimmer,
+        TurnReceived(session_id=session_id, turn_id="t2", text="The invoices label.", turn_seq=2),
+    )
     contexts = [c for c in sent(service, ContextTrimmed) if c.session_id == session_id]
     assert [c.user_text for c in contexts] == ["Watch Gmail for invoices.", "The invoices label."]
     assert contexts[-1].messages == [

@@ -24,9 +24,19 @@ class CountingModel:
     name = model = "counting"
 
     def __init__(self) -> None:
-        self.tally: dict[str, dict[str, int]] = defaultdict(lambda: {"prompt_tokens": 0, "completion_tokens": 0})
+        self.tally: dict[str, dict[str, int]] = defaultdict(
+            lambda: {"prompt_tokens": 0, "completion_tokens": 0}
+        )
 
-    async def structured(self, role: str, messages: list[dict], schema: dict, *, fallback: Callable[[], dict], **_options) -> ModelResult:
+    async def structured(
+        self,
+        role: str,
+        messages: list[dict],
+        schema: dict,
+        *,
+        fallback: Callable[[], dict],
+        **_options,
+    ) -> ModelResult:
         prompt, completion = 1 + sum(len(m["content"]) for m in messages) // 4, 3 + len(role)
         self.tally[role]["prompt_tokens"] += prompt
         self.tally[role]["completion_tokens"] += completion

@@ -15,8 +15,8 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 NOT_JSON = 'Sure! Here is the answer: {"answer": '
 
@@ -29,8 +29,12 @@ def sample_for(schema: dict) -> object:
     kind = kind[0] if isinstance(kind, list) else kind
     if kind == "object":
         props = schema.get("properties", {})
-        return {name: sample_for(props[name]) for name in schema.get("required", []) if name in props}
-    return {"array": [], "string": "x", "integer": 0, "number": 0, "boolean": False, "null": None}[kind]
+        return {
+            name: sample_for(props[name]) for name in schema.get("required", []) if name in props
+        }
+    return {"array": [], "string": "x", "integer": 0, "number": 0, "boolean": False, "null": None}[
+        kind
+    ]
 
 
 def schema_responder(request: dict) -> dict:
@@ -46,7 +50,9 @@ def _tokens(text: str) -> int:
 class FakeOpenAI:
     """The fake server: `.base_url`, `.script([...])`, `.requests` (every request body)."""
 
-    def __init__(self, responder: Callable[[dict], dict] = schema_responder, hang_s: float = 1.0) -> None:
+    def __init__(
+        self, responder: Callable[[dict], dict] = schema_responder, hang_s: float = 1.0
+    ) -> None:
         self.responder = responder
         self.hang_s = hang_s
         self.requests: list[dict] = []
@@ -57,12 +63,15 @@ class FakeOpenAI:
         self._httpd.daemon_threads = True
         # A short poll interval so that stop() returns in milliseconds, not the default 0.5 s.
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-openai", daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="fake-openai",
+            daemon=True,
         )
         host, port = self._httpd.server_address[:2]
         self.base_url = f"http://{host}:{port}/v1"
 
-    def start(self) -> "FakeOpenAI":
+    def start(self) -> FakeOpenAI:
         """Start serving in a background thread."""
         self._thread.start()
         return self
@@ -88,7 +97,9 @@ class FakeOpenAI:
         behaviour = self._next(request)
         if behaviour.startswith("http"):
             status = int(behaviour[4:])
-            return status, {"error": {"message": f"scripted {status}", "type": "server_error", "code": status}}
+            return status, {
+                "error": {"message": f"scripted {status}", "type": "server_error", "code": status}
+            }
         if behaviour == "timeout":
             self._closing.wait(self.hang_s)
             return 200, self._completion(request, json.dumps(self.responder(request)))
@@ -110,9 +121,17 @@ class FakeOpenAI:
             "created": int(time.time()),
             "model": request.get("model", "fake"),
             "choices": [
-                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": content},
+                }
             ],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
         }
 
 
@@ -120,7 +139,7 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, like a real server
 
-        def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+        def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             status, payload = fake.respond(json.loads(body or b"{}"))
             data = json.dumps(payload).encode()

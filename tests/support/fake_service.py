@@ -22,7 +22,7 @@ CHILDREN: list[int] = []
 class Handler(BaseHTTPRequestHandler):
     """Answers the few paths the stack and the tests use."""
 
-    def do_GET(self) -> None:  # noqa: N802 - the name http.server dispatches to
+    def do_GET(self) -> None:
         if self.path == "/health":
             self._send(204, b"", "text/plain")
         elif self.path == "/metrics":
@@ -47,7 +47,10 @@ def main(argv: list[str]) -> int:
     """Serve until SIGTERM or SIGINT."""
     if "--grandchild" in argv:
         CHILDREN.append(subprocess.Popen(["sleep", "600"]).pid)
-    server = ThreadingHTTPServer((os.environ.get("PLANWIRE_HTTP_HOST", "127.0.0.1"), int(os.environ["PLANWIRE_HTTP_PORT"])), Handler)
+    server = ThreadingHTTPServer(
+        (os.environ.get("PLANWIRE_HTTP_HOST", "127.0.0.1"), int(os.environ["PLANWIRE_HTTP_PORT"])),
+        Handler,
+    )
     for signum in (signal.SIGTERM, signal.SIGINT):
         # shutdown() blocks until serve_forever returns, so call it from another thread.
         signal.signal(signum, lambda *_: threading.Thread(target=server.shutdown).start())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 
 from faststream.kafka import TestKafkaBroker
 from redis.asyncio import Redis
@@ -67,35 +67,62 @@ class Services:
         self.redis, self.bus = redis, Bus()
         model = UsageRecordingModel(model, redis)  # as every service's lifespan builds it
         bus, common = self.bus, {"redis": redis, "dedupe_ttl_s": TTL}
-        trimmed = trimmer.Deps(store=TranscriptStore(redis, TTL), trimmed=bus, budget_tokens=1500, **common)
-        notes = annotator.Deps(store=NotesStore(redis, TTL), model=model, catalogue=CATALOGUE, published=bus, threshold=0.8, **common)
-        talk = conversation.Deps(model=model, catalogue=CATALOGUE, replies=bus, **common)
-        verdicts = classifier.Deps(model=model, catalogue=CATALOGUE, classified=bus, confirmed=bus, **common)
-        plans = planner.Deps(store=PlanStore(redis, TTL), model=model, catalogue=CATALOGUE, compiled=bus, **common)
-        runs = dispatcher.Deps(
-            store=RunStore(redis, TTL), broker=bus, progressed=bus, completed=bus, failed=bus, step_timeout_s=20, max_attempts=3, **common
+        trimmed = trimmer.Deps(
+            store=TranscriptStore(redis, TTL), trimmed=bus, budget_tokens=1500, **common
         )
-        steps = specialist.Deps(store=StepStore(redis, TTL), model=model, catalogue=CATALOGUE, completed=bus, **common)
+        notes = annotator.Deps(
+            store=NotesStore(redis, TTL),
+            model=model,
+            catalogue=CATALOGUE,
+            published=bus,
+            threshold=0.8,
+            **common,
+        )
+        talk = conversation.Deps(model=model, catalogue=CATALOGUE, replies=bus, **common)
+        verdicts = classifier.Deps(
+            model=model, catalogue=CATALOGUE, classified=bus, confirmed=bus, **common
+        )
+        plans = planner.Deps(
+            store=PlanStore(redis, TTL), model=model, catalogue=CATALOGUE, compiled=bus, **common
+        )
+        runs = dispatcher.Deps(
+            store=RunStore(redis, TTL),
+            broker=bus,
+            progressed=bus,
+            completed=bus,
+            failed=bus,
+            step_timeout_s=20,
+            max_attempts=3,
+            **common,
+        )
+        steps = specialist.Deps(
+            store=StepStore(redis, TTL), model=model, catalogue=CATALOGUE, completed=bus, **common
+        )
         wired = {
-            "trimmer": (trimmer, trimmed), "annotator": (annotator, notes), "conversation": (conversation, talk),
-            "classifier": (classifier, verdicts), "planner": (planner, plans), "dispatcher": (dispatcher, runs), "specialist": (specialist, steps),
+            "trimmer": (trimmer, trimmed),
+            "annotator": (annotator, notes),
+            "conversation": (conversation, talk),
+            "classifier": (classifier, verdicts),
+            "planner": (planner, plans),
+            "dispatcher": (dispatcher, runs),
+            "specialist": (specialist, steps),
         }
         self.routes: dict[type[Event], list] = {}  # as planwire/topology.py declares it
         for node in SERVICES:
             if node.name in wired:
                 module, deps = wired[node.name]
                 for consumed in node.consumes:
-                    self.routes.setdefault(consumed.event, []).append((getattr(module, handler_name(consumed.event)), deps))
+                    self.routes.setdefault(consumed.event, []).append(
+                        (getattr(module, handler_name(consumed.event)), deps)
+                    )
 
     async def drain(self) -> None:
         """Deliver until nothing is left; a duplicate is skipped as the middleware does."""
         while self.bus.queue:
             message = self.bus.queue.pop(0)
             for handler, deps in self.routes.get(type(message), []):
-                try:
+                with suppress(AlreadyProcessed):
                     await handler(message, deps)
-                except AlreadyProcessed:
-                    pass
 
     async def new_session(self) -> str:
         """A session in the gathering phase, as the gateway creates it."""
@@ -105,7 +132,10 @@ class Services:
 
     async def say(self, session_id: str, seq: int, text: str) -> ReplyGenerated:
         """One user turn, handled to the end; returns the reply the user would see."""
-        await self.bus.publish(turn := TurnReceived(session_id=session_id, turn_id=f"t{seq}", text=text, turn_seq=seq), key=turn.key())
+        await self.bus.publish(
+            turn := TurnReceived(session_id=session_id, turn_id=f"t{seq}", text=text, turn_seq=seq),
+            key=turn.key(),
+        )
         await self.drain()
         return self.bus.of(ReplyGenerated)[-1]
 
@@ -137,4 +167,6 @@ async def deliver(broker: TestKafkaBroker, event: Event) -> None:
 
 def sent(service: Service, kind: type[Event]) -> list:
     """What the service published of one event type (its declared publisher's record)."""
-    return [kind.model_validate(call.args[0]) for call in service.publisher_of(kind).mock.call_args_list]
+    return [
+        kind.model_validate(call.args[0]) for call in service.publisher_of(kind).mock.call_args_list
+    ]

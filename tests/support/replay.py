@@ -57,18 +57,26 @@ class Session:
 
     def annotate(self, text: str) -> None:
         previous = self.out.notes
-        folded = annotator.fold(previous, text, self.model(previous, text), self.catalogue, THRESHOLD, None)
+        folded = annotator.fold(
+            previous, text, self.model(previous, text), self.catalogue, THRESHOLD, None
+        )
         self.out.notes, self.out.overrides = folded.notes, self.out.overrides + folded.overrides
         last = self.out.replies[-1][1] if self.out.replies else ""
-        kind, reply = conversation.next_reply(folded.notes, folded.ready_for_confirmation, last, self.catalogue)
+        kind, reply = conversation.next_reply(
+            folded.notes, folded.ready_for_confirmation, last, self.catalogue
+        )
         self.out.phase = "confirming" if kind == "confirmation" else "gathering"
         self.out.replies.append((kind, reply))
 
     def classify(self, text: str) -> None:
-        verdict, _rule = classifier.override(text, self.out.notes, self.catalogue, classifier.heuristic_verdict(text))
+        verdict, _rule = classifier.override(
+            text, self.out.notes, self.catalogue, classifier.heuristic_verdict(text)
+        )
         if verdict == "confirmed":
             self.out.phase = "executing"
-            proposal = planner.proposal_from(planner.heuristic_proposal(self.out.notes, self.catalogue))
+            proposal = planner.proposal_from(
+                planner.heuristic_proposal(self.out.notes, self.catalogue)
+            )
             compiled = planner.compile_plan(proposal, self.out.notes, self.catalogue)
             self.out.plan = [n.specialist for n in compiled.nodes if n.kind == "specialist"]
         elif verdict == "amend":

@@ -29,7 +29,12 @@ def oracle(case: dict, catalogue: Catalogue) -> ModelScript:
     items where the user last names them with a removal cue, each with a verbatim quote."""
     expect = case["expect"]
     wanted, unwanted = expect["integrations"] + expect["tools"], expect.get("absent", [])
-    last_turn = {i: t for t, text in enumerate(case["turns"]) for i in wanted + unwanted if names(i, text, catalogue)}
+    last_turn = {
+        i: t
+        for t, text in enumerate(case["turns"])
+        for i in wanted + unwanted
+        if names(i, text, catalogue)
+    }
     turn_of = {text: t for t, text in enumerate(case["turns"])}
 
     def answer(_notes: Notes, text: str) -> ModelView:
@@ -37,8 +42,14 @@ def oracle(case: dict, catalogue: Catalogue) -> ModelScript:
         mentions, removals = [], []
         for sentence in _sentences(text):
             quote = _quote(sentence)
-            mentions += [(i, quote) for i in wanted if last_turn.get(i) == t and names(i, quote, catalogue)]
-            removals += [(i, quote) for i in unwanted if last_turn.get(i) == t and names(i, quote, catalogue) and removal_cue(quote)]
+            mentions += [
+                (i, quote) for i in wanted if last_turn.get(i) == t and names(i, quote, catalogue)
+            ]
+            removals += [
+                (i, quote)
+                for i in unwanted
+                if last_turn.get(i) == t and names(i, quote, catalogue) and removal_cue(quote)
+            ]
         return ModelView(mentions=tuple(mentions), removals=tuple(removals))
 
     return answer
@@ -53,9 +64,15 @@ def liar(catalogue: Catalogue) -> ModelScript:
         named = {i for i in ids if names(i, text, catalogue)}
         invented = [i for i in ids if i not in named][:3]
         opening = _quote(text)
-        mentions = [(i, opening) for i in invented] + [(invented[0], f"please add {catalogue.get(invented[0]).name}")]
+        mentions = [(i, opening) for i in invented] + [
+            (invented[0], f"please add {catalogue.get(invented[0]).name}")
+        ]
         noted = [*notes.mentioned_integrations, *notes.mentioned_tools]
-        removals = [(i, catalogue.get(i).name) for i in noted] + [(i, f"drop {catalogue.get(i).name}") for i in noted]
-        return ModelView(summary="", mentions=tuple(mentions), removals=tuple(removals), confidence=1.0)
+        removals = [(i, catalogue.get(i).name) for i in noted] + [
+            (i, f"drop {catalogue.get(i).name}") for i in noted
+        ]
+        return ModelView(
+            summary="", mentions=tuple(mentions), removals=tuple(removals), confidence=1.0
+        )
 
     return answer

@@ -18,7 +18,7 @@ SILENT = ModelView()
 def play(turns: list[str], views: list[ModelView] | None = None) -> Notes:
     views = views or [SILENT] * len(turns)
     step = lambda notes, pair: fold(notes, pair[0], pair[1], CATALOGUE, THRESHOLD, None).notes  # noqa: E731
-    return reduce(step, zip(turns, views), Notes())
+    return reduce(step, zip(turns, views, strict=False), Notes())
 
 
 def items(notes: Notes) -> set[str]:
@@ -39,7 +39,13 @@ def test_a_model_that_forgets_an_item_cannot_drop_it():
 
 def test_explicit_removal_drops_and_a_re_mention_brings_back():
     removed = play(["Save contracts from Outlook to Dropbox.", "Hmm, no, not Dropbox."])
-    back = play(["Save contracts from Outlook to Dropbox.", "Hmm, no, not Dropbox.", "Use Dropbox after all."])
+    back = play(
+        [
+            "Save contracts from Outlook to Dropbox.",
+            "Hmm, no, not Dropbox.",
+            "Use Dropbox after all.",
+        ]
+    )
     assert "dropbox" not in items(removed) and "dropbox" in removed.removed
     assert "dropbox" in items(back) and "dropbox" not in back.removed
 
@@ -67,8 +73,22 @@ def test_model_ids_outside_the_catalogue_or_the_users_words_are_dropped(reported
 
 def test_model_removal_needs_the_users_words_as_evidence():
     start = play(["Watch Gmail and post to Slack."])
-    invented = fold(start, "Make it shorter.", ModelView(removals=(("slack", "drop slack"),)), CATALOGUE, THRESHOLD, None)
-    quoted = fold(start, "Slack is out, sorry.", ModelView(removals=(("slack", "Slack is out"),)), CATALOGUE, THRESHOLD, None)
+    invented = fold(
+        start,
+        "Make it shorter.",
+        ModelView(removals=(("slack", "drop slack"),)),
+        CATALOGUE,
+        THRESHOLD,
+        None,
+    )
+    quoted = fold(
+        start,
+        "Slack is out, sorry.",
+        ModelView(removals=(("slack", "Slack is out"),)),
+        CATALOGUE,
+        THRESHOLD,
+        None,
+    )
     assert "slack" in items(invented.notes)
     assert "slack" not in items(quoted.notes)
 
@@ -77,28 +97,46 @@ def test_a_model_mention_with_evidence_adds_what_the_rules_read_as_an_ordinary_w
     # The rules read lower-case "teams" after "the" as people; the model judged the product.
     text = "Send the alert to the teams too."
     rules_only = fold(Notes(), text, SILENT, CATALOGUE, THRESHOLD, None)
-    judged = fold(Notes(), text, ModelView(mentions=(("microsoft_teams", "to the teams"),)), CATALOGUE, THRESHOLD, None)
-    assert "microsoft_teams" not in items(rules_only.notes) and "microsoft_teams" in items(judged.notes)
+    judged = fold(
+        Notes(),
+        text,
+        ModelView(mentions=(("microsoft_teams", "to the teams"),)),
+        CATALOGUE,
+        THRESHOLD,
+        None,
+    )
+    assert "microsoft_teams" not in items(rules_only.notes) and "microsoft_teams" in items(
+        judged.notes
+    )
 
 
 def test_a_model_removal_with_a_cue_wins_over_the_rules_mention_in_the_same_message():
     start = play(["Watch Gmail and post to Slack."])
     text = "Honestly Slack feels unnecessary now; take Slack out and keep the email."
     rules_only = fold(start, "Slack, hmm.", SILENT, CATALOGUE, THRESHOLD, None)
-    judged = fold(start, text, ModelView(removals=(("slack", "take Slack out"),)), CATALOGUE, THRESHOLD, None)
+    judged = fold(
+        start, text, ModelView(removals=(("slack", "take Slack out"),)), CATALOGUE, THRESHOLD, None
+    )
     assert "slack" in items(rules_only.notes) and "slack" not in items(judged.notes)
 
 
 def test_a_model_removal_quoting_no_cue_or_a_cancelled_one_changes_nothing():
     start = play(["Watch Gmail and post to Slack."])
-    for text, quote in [("Post to Slack, please.", "Post to Slack"), ("Don't drop Slack.", "Don't drop Slack")]:
-        folded = fold(start, text, ModelView(removals=(("slack", quote),)), CATALOGUE, THRESHOLD, None)
+    for text, quote in [
+        ("Post to Slack, please.", "Post to Slack"),
+        ("Don't drop Slack.", "Don't drop Slack"),
+    ]:
+        folded = fold(
+            start, text, ModelView(removals=(("slack", quote),)), CATALOGUE, THRESHOLD, None
+        )
         assert "slack" in items(folded.notes), text
 
 
 def test_a_rules_removal_wins_over_a_model_mention_of_the_same_item():
     start = play(["Watch Gmail and post to Slack."])
-    folded = fold(start, "Drop Slack.", ModelView(mentions=(("slack", "Slack"),)), CATALOGUE, THRESHOLD, None)
+    folded = fold(
+        start, "Drop Slack.", ModelView(mentions=(("slack", "Slack"),)), CATALOGUE, THRESHOLD, None
+    )
     assert "slack" not in items(folded.notes)
 
 
@@ -110,12 +148,16 @@ def test_an_eager_model_cannot_confirm_a_workflow_without_a_start_and_an_end():
 
 def test_a_user_who_is_done_is_asked_to_confirm_even_when_a_start_or_an_end_is_missing():
     # The summary then states its assumption; asking the same question again would loop.
-    only_tool = fold(Notes(), "Summarize things. That's everything.", SILENT, CATALOGUE, THRESHOLD, None)
+    only_tool = fold(
+        Notes(), "Summarize things. That's everything.", SILENT, CATALOGUE, THRESHOLD, None
+    )
     assert only_tool.ready_for_confirmation
 
 
 def test_nothing_noted_keeps_asking_even_when_the_user_is_done():
-    assert not fold(Notes(), "That's everything.", SILENT, CATALOGUE, THRESHOLD, None).ready_for_confirmation
+    assert not fold(
+        Notes(), "That's everything.", SILENT, CATALOGUE, THRESHOLD, None
+    ).ready_for_confirmation
 
 
 def test_confirmation_waits_for_the_user_to_say_they_are_done():
@@ -131,15 +173,28 @@ def test_hints_ask_for_what_is_structurally_missing():
 
 
 def test_a_model_summary_about_something_else_is_replaced_by_codes_own():
-    drifted = ModelView(summary="The market share is a mix of 3, 20%, and 10% of the market share.", confidence=0.5)
-    notes = play(["Every Monday, search the web for competitor pricing.", "Save it in Notion."], [SILENT, drifted])
+    drifted = ModelView(
+        summary="The market share is a mix of 3, 20%, and 10% of the market share.", confidence=0.5
+    )
+    notes = play(
+        ["Every Monday, search the web for competitor pricing.", "Save it in Notion."],
+        [SILENT, drifted],
+    )
     assert "Notion" in notes.requirement_summary and "market share" not in notes.requirement_summary
 
 
 def test_a_model_summary_that_keeps_a_removed_item_is_replaced():
     stale = ModelView(summary="Salesforce deals are posted to Slack.")
-    notes = play(["When a deal closes in Salesforce, notify us in Slack.", "Actually, drop Slack and use Microsoft Teams."], [SILENT, stale])
-    assert "Slack" not in notes.requirement_summary and "Microsoft Teams" in notes.requirement_summary
+    notes = play(
+        [
+            "When a deal closes in Salesforce, notify us in Slack.",
+            "Actually, drop Slack and use Microsoft Teams.",
+        ],
+        [SILENT, stale],
+    )
+    assert (
+        "Slack" not in notes.requirement_summary and "Microsoft Teams" in notes.requirement_summary
+    )
 
 
 def test_a_model_summary_that_agrees_with_the_notes_is_kept():

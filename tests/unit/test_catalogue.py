@@ -54,12 +54,45 @@ REQUIRED: dict[str, tuple[str, tuple[str, ...]]] = {
     "ocr": ("tool", ("ocr", "scanned", "text from images")),
     "translator": ("tool", ("translate", "translation", "translator")),
     "sentiment": ("tool", ("sentiment",)),
-    "scheduler": ("tool", ("daily", "weekly", "hourly", "cron", "every day", "every morning", "every week", "every monday")),
+    "scheduler": (
+        "tool",
+        (
+            "daily",
+            "weekly",
+            "hourly",
+            "cron",
+            "every day",
+            "every morning",
+            "every week",
+            "every monday",
+        ),
+    ),
     "http_request": ("tool", ("http request", "rest api", "api call")),
     "text_summarizer": ("tool", ("summarize", "summarise", "summary of", "digest")),
 }
-STARTERS = {"gmail", "outlook", "github", "zendesk", "salesforce", "stripe", "shopify", "webhook", "rss", "scheduler"}
-DESTINATIONS = {"slack", "microsoft_teams", "discord", "telegram", "whatsapp", "twilio_sms", "dropbox", "s3", "notion"}
+STARTERS = {
+    "gmail",
+    "outlook",
+    "github",
+    "zendesk",
+    "salesforce",
+    "stripe",
+    "shopify",
+    "webhook",
+    "rss",
+    "scheduler",
+}
+DESTINATIONS = {
+    "slack",
+    "microsoft_teams",
+    "discord",
+    "telegram",
+    "whatsapp",
+    "twilio_sms",
+    "dropbox",
+    "s3",
+    "notion",
+}
 
 
 @pytest.mark.parametrize("item", sorted(REQUIRED))
@@ -120,15 +153,47 @@ def _entry(data: dict[str, Any], item: str) -> dict[str, Any]:
 
 Mutation = Callable[[dict[str, Any]], None]
 BROKEN: list[tuple[str, Mutation, str]] = [
-    ("duplicate id", lambda d: d["entries"].append(copy.deepcopy(_entry(d, "slack"))), r"'slack'.*duplicate id"),
-    ("duplicate alias", lambda d: _entry(d, "discord")["aliases"].append("slack"), r"'discord'.*'slack'"),
-    ("alias differing in case", lambda d: _entry(d, "discord")["aliases"].append("SLACK"), r"'discord'.*'slack'"),
-    ("bad id", lambda d: _entry(d, "trello").update(id="Trello-Boards"), r"'Trello-Boards'.*snake_case"),
-    ("empty aliases", lambda d: _entry(d, "asana").update(aliases=[]), r"'asana'.*aliases are empty"),
+    (
+        "duplicate id",
+        lambda d: d["entries"].append(copy.deepcopy(_entry(d, "slack"))),
+        r"'slack'.*duplicate id",
+    ),
+    (
+        "duplicate alias",
+        lambda d: _entry(d, "discord")["aliases"].append("slack"),
+        r"'discord'.*'slack'",
+    ),
+    (
+        "alias differing in case",
+        lambda d: _entry(d, "discord")["aliases"].append("SLACK"),
+        r"'discord'.*'slack'",
+    ),
+    (
+        "bad id",
+        lambda d: _entry(d, "trello").update(id="Trello-Boards"),
+        r"'Trello-Boards'.*snake_case",
+    ),
+    (
+        "empty aliases",
+        lambda d: _entry(d, "asana").update(aliases=[]),
+        r"'asana'.*aliases are empty",
+    ),
     ("blank alias", lambda d: _entry(d, "asana")["aliases"].append("  "), r"'asana'.*blank"),
-    ("schema not an object", lambda d: _entry(d, "jira").update(config_schema={"type": "string"}), r"'jira'.*type 'object'"),
-    ("schema without properties", lambda d: _entry(d, "jira").update(config_schema={"type": "object"}), r"'jira'.*properties"),
-    ("open schema", lambda d: _entry(d, "jira")["config_schema"].update(additionalProperties=True), r"'jira'.*additionalProperties"),
+    (
+        "schema not an object",
+        lambda d: _entry(d, "jira").update(config_schema={"type": "string"}),
+        r"'jira'.*type 'object'",
+    ),
+    (
+        "schema without properties",
+        lambda d: _entry(d, "jira").update(config_schema={"type": "object"}),
+        r"'jira'.*properties",
+    ),
+    (
+        "open schema",
+        lambda d: _entry(d, "jira")["config_schema"].update(additionalProperties=True),
+        r"'jira'.*additionalProperties",
+    ),
     (
         "unbounded string",
         lambda d: _entry(d, "notion")["config_schema"]["properties"]["parent"].pop("maxLength"),
@@ -140,7 +205,9 @@ BROKEN: list[tuple[str, Mutation, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("mutate", "message"), [pytest.param(m, r, id=name) for name, m, r in BROKEN])
+@pytest.mark.parametrize(
+    ("mutate", "message"), [pytest.param(m, r, id=name) for name, m, r in BROKEN]
+)
 def test_invalid_data_raises_an_error_naming_the_entry(mutate: Mutation, message: str):
     data = _data()
     mutate(data)

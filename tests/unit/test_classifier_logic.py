@@ -26,7 +26,10 @@ def test_heuristic_reads_ordinary_replies(text, verdict):
 
 
 def test_a_new_catalogue_item_is_amend_whatever_the_model_said():
-    assert override("Yes, and also copy it to Notion.", NOTES, CATALOGUE, "confirmed") == ("amend", "new_catalogue_mention")
+    assert override("Yes, and also copy it to Notion.", NOTES, CATALOGUE, "confirmed") == (
+        "amend",
+        "new_catalogue_mention",
+    )
 
 
 def test_a_removal_is_amend_whatever_the_model_said():
@@ -34,7 +37,10 @@ def test_a_removal_is_amend_whatever_the_model_said():
 
 
 def test_mentioning_an_already_noted_item_does_not_force_amend():
-    assert override("Yes, Gmail and Slack, exactly.", NOTES, CATALOGUE, "confirmed") == ("confirmed", None)
+    assert override("Yes, Gmail and Slack, exactly.", NOTES, CATALOGUE, "confirmed") == (
+        "confirmed",
+        None,
+    )
 
 
 def test_an_invalid_model_verdict_falls_back_to_the_rules():

@@ -18,19 +18,33 @@ CATALOGUE = load_catalogue()
 RESEARCH = "Every Monday, search the web for our three competitors' current pricing.\nUse a calculator step to work out the average price per seat."
 
 
-@pytest.mark.parametrize("cron", ["0 9 * * 1", "*/15 * * * *", "30 17 * * 1-5", "0 9 * * mon,fri", "0 0 1 jan *"])
+@pytest.mark.parametrize(
+    "cron", ["0 9 * * 1", "*/15 * * * *", "30 17 * * 1-5", "0 9 * * mon,fri", "0 0 1 jan *"]
+)
 def test_real_cron_expressions_pass(cron):
     assert values.is_cron(cron)
 
 
-@pytest.mark.parametrize("cron", ["2018-01-01T00:00:00.000000Z", "20 times /bin/bash -c", "61 * * * *", "0 9 * *", "0 25 * * *", "*/0 * * * *"])
+@pytest.mark.parametrize(
+    "cron",
+    [
+        "2018-01-01T00:00:00.000000Z",
+        "20 times /bin/bash -c",
+        "61 * * * *",
+        "0 9 * *",
+        "0 25 * * *",
+        "*/0 * * * *",
+    ],
+)
 def test_things_that_are_not_cron_expressions_fail(cron):
     assert not values.is_cron(cron)
 
 
 def test_time_zones_are_checked_against_the_zone_database():
     assert values.is_timezone("Europe/Berlin") and values.is_timezone("UTC")
-    assert not values.is_timezone("2018-01-01T00:00:00.000000Z") and not values.is_timezone("US_IPA")
+    assert not values.is_timezone("2018-01-01T00:00:00.000000Z") and not values.is_timezone(
+        "US_IPA"
+    )
 
 
 def test_a_schedule_the_model_garbled_is_taken_from_the_users_words():
@@ -43,7 +57,15 @@ def test_a_schedule_the_model_garbled_is_taken_from_the_users_words():
 
 def test_invented_free_text_is_replaced_and_grounded_text_is_kept():
     calculator = CATALOGUE.get("calculator")
-    config, fired = logic.ground({"decimals": 2, "expression": "2018-01-01T00:00:00.000000Z", "output_field": "price per seat"}, calculator, RESEARCH)
+    config, fired = logic.ground(
+        {
+            "decimals": 2,
+            "expression": "2018-01-01T00:00:00.000000Z",
+            "output_field": "price per seat",
+        },
+        calculator,
+        RESEARCH,
+    )
     assert config == {"decimals": 2, "expression": "sum(total)", "output_field": "price per seat"}
     assert fired == ["config_not_in_user_words"]
 
@@ -56,15 +78,33 @@ def test_a_sensible_draft_passes_untouched():
 
 def test_list_items_are_checked_one_by_one_and_the_users_fields_come_first():
     pdf = CATALOGUE.get("pdf_parser")
-    config, fired = logic.ground({"fields": ["invoice_number", "Your task (step 3 of 9)"]}, pdf, "Pull the vendor and the total out of each invoice PDF.")
-    assert config["fields"] == ["vendor", "total", "invoice_number"] and fired == ["config_item_not_grounded"]
+    config, fired = logic.ground(
+        {"fields": ["invoice_number", "Your task (step 3 of 9)"]},
+        pdf,
+        "Pull the vendor and the total out of each invoice PDF.",
+    )
+    assert config["fields"] == ["vendor", "total", "invoice_number"] and fired == [
+        "config_item_not_grounded"
+    ]
 
 
 def test_values_that_echo_the_prompt_are_never_kept():
-    assert values.problem("query_template", {"type": "string"}, "Your task (step 6 of 13): configure web search", {"compe"}) == "echoes_prompt"
+    assert (
+        values.problem(
+            "query_template",
+            {"type": "string"},
+            "Your task (step 6 of 13): configure web search",
+            {"compe"},
+        )
+        == "echoes_prompt"
+    )
 
 
-PLAN_NODES = compile_plan(Proposal(order=("outlook", "dropbox")), Notes(mentioned_integrations=["outlook", "dropbox"]), CATALOGUE).nodes
+PLAN_NODES = compile_plan(
+    Proposal(order=("outlook", "dropbox")),
+    Notes(mentioned_integrations=["outlook", "dropbox"]),
+    CATALOGUE,
+).nodes
 PLAN = PlanLog("plan-1", PLAN_NODES, "", "2026-01-01T00:00:00+00:00", {})
 
 
@@ -72,7 +112,10 @@ PLAN = PlanLog("plan-1", PLAN_NODES, "", "2026-01-01T00:00:00+00:00", {})
     ("title", "kept"),
     [
         ("Outlook attachments to Dropbox", True),
-        ("Your task (step 5 of 7): Assemble the workflow document from the config artifacts", False),
+        (
+            "Your task (step 5 of 7): Assemble the workflow document from the config artifacts",
+            False,
+        ),
         ("Workflow for DocuSign, a Cloud-based service for document editing", False),
         ("", False),
     ],
@@ -84,5 +127,7 @@ def test_a_title_must_name_a_part_of_the_workflow_and_not_echo_the_prompt(title,
 def test_a_summary_that_names_no_step_is_replaced_by_codes_own():
     names = ["Outlook", "Dropbox"]
     assert not summary.usable("Your message here", names)
-    assert not summary.usable("The plan to build a new workflow with a new workflow, and a new workflow", names)
+    assert not summary.usable(
+        "The plan to build a new workflow with a new workflow, and a new workflow", names
+    )
     assert summary.usable("Attachments arriving in Outlook are saved to a Dropbox folder.", names)

@@ -10,7 +10,10 @@ CATALOGUE = load_catalogue()
 
 
 def test_summary_names_every_noted_item_even_if_the_model_wording_omits_them():
-    notes = Notes(mentioned_integrations=["gmail", "google_sheets", "slack"], mentioned_tools=["pdf_parser", "scheduler"])
+    notes = Notes(
+        mentioned_integrations=["gmail", "google_sheets", "slack"],
+        mentioned_tools=["pdf_parser", "scheduler"],
+    )
     text = logic.confirmation_summary(notes, CATALOGUE, wording="I'll build your Slack digest.")
     for item in notes.mentioned_integrations + notes.mentioned_tools:
         assert CATALOGUE.get(item).name in text
@@ -18,7 +21,10 @@ def test_summary_names_every_noted_item_even_if_the_model_wording_omits_them():
 
 
 def test_summary_without_model_wording_uses_the_requirement_summary():
-    notes = Notes(requirement_summary="Back up Postgres to S3 nightly.", mentioned_integrations=["postgres", "s3"])
+    notes = Notes(
+        requirement_summary="Back up Postgres to S3 nightly.",
+        mentioned_integrations=["postgres", "s3"],
+    )
     assert "Back up Postgres to S3 nightly." in logic.confirmation_summary(notes, CATALOGUE)
 
 

@@ -8,6 +8,7 @@ deliberately not played here: it measures generalization once, by hand, with `pl
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def test_every_session_reaches_confirmation_and_never_repeats_its_last_reply(cas
     played = replay(case, CATALOGUE)
     assert played.plan, f"never confirmed: {played.replies[-1]}"
     texts = [text for _kind, text in played.replies]
-    assert not any(same_text(a, b) for a, b in zip(texts, texts[1:]))
+    assert not any(same_text(a, b) for a, b in itertools.pairwise(texts))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
@@ -55,5 +56,7 @@ def test_a_lying_model_changes_no_plan(case):
 
 def test_an_oracle_model_loses_nothing_and_its_evidence_is_accepted():
     heuristic = {c["id"] for c in CASES if passes(c, replay(c, CATALOGUE).plan)}
-    with_oracle = {c["id"] for c in CASES if passes(c, replay(c, CATALOGUE, oracle(c, CATALOGUE)).plan)}
+    with_oracle = {
+        c["id"] for c in CASES if passes(c, replay(c, CATALOGUE, oracle(c, CATALOGUE)).plan)
+    }
     assert heuristic <= with_oracle

@@ -49,7 +49,9 @@ def import_closure(start: list[Path]) -> set[str]:
             parts = name.split(".")
             if parts[0] in LOCAL_PACKAGES:
                 # A package import runs each parent package's __init__ too.
-                queue.extend(f for i in range(1, len(parts) + 1) if (f := module_file(".".join(parts[:i]))))
+                queue.extend(
+                    f for i in range(1, len(parts) + 1) if (f := module_file(".".join(parts[:i])))
+                )
     return seen
 
 

@@ -23,8 +23,14 @@ def run(cursor=1, attempt=1, status="dispatched", state="running", total=3, plan
 def done(index=1, attempt=1, status="ok", plan=PLAN, error=None) -> StepCompleted:
     node = NODES[index]
     return StepCompleted(
-        session_id="session-1", plan_id=plan, node_index=index, node_id=node.node_id, attempt=attempt,
-        status=status, artifact_version=1 if status == "ok" else None, error=error,
+        session_id="session-1",
+        plan_id=plan,
+        node_index=index,
+        node_id=node.node_id,
+        attempt=attempt,
+        status=status,
+        artifact_version=1 if status == "ok" else None,
+        error=error,
     )
 
 
@@ -41,7 +47,11 @@ def test_the_current_step_completing_advances_the_cursor():
         (run(attempt=1), done(attempt=2), "an attempt never requested"),
         (run(plan="plan-2"), done(), "an older plan of the session"),
         (None, done(), "no run at all"),
-        (run(attempt=2), done(attempt=1, status="failed", error="boom"), "a superseded attempt's failure"),
+        (
+            run(attempt=2),
+            done(attempt=1, status="failed", error="boom"),
+            "a superseded attempt's failure",
+        ),
     ],
 )
 def test_completions_that_are_not_about_the_current_step_are_ignored(view, event, why):
@@ -55,7 +65,9 @@ def test_a_late_earlier_attempt_that_succeeded_still_advances():
 def test_a_failed_step_is_requested_again_until_attempts_run_out():
     again = logic.on_completion(run(attempt=1), done(status="failed", error="bad channel"), 3)
     assert (again.action, again.attempt, again.reason) == ("retry", 2, "bad channel")
-    out = logic.on_completion(run(attempt=3), done(attempt=3, status="failed", error="bad channel"), 3)
+    out = logic.on_completion(
+        run(attempt=3), done(attempt=3, status="failed", error="bad channel"), 3
+    )
     assert (out.action, out.reason) == ("fail", "bad channel")
 
 
@@ -68,7 +80,13 @@ def test_a_missed_deadline_re_requests_then_fails():
 
 @pytest.mark.parametrize(
     "view",
-    [run(cursor=2), run(attempt=2), run(status="done"), run(state="completed", cursor=3), run(plan="other")],
+    [
+        run(cursor=2),
+        run(attempt=2),
+        run(status="done"),
+        run(state="completed", cursor=3),
+        run(plan="other"),
+    ],
 )
 def test_a_stale_deadline_does_nothing(view):
     assert logic.on_deadline(view, Deadline("session-1", PLAN, 1, 1), 3, 20).action == "ignore"
@@ -85,12 +103,18 @@ def test_a_finished_run_announces_again_only_for_its_last_step():
 def test_a_failure_is_worded_for_the_user_and_needs_a_matching_plan():
     decision = logic.Decision("fail", 1, reason="no answer within 20 s")
     worded = logic.explain(decision, run(attempt=3), NODES)
-    assert worded.reason == "Step 2 of 3 (gmail config) did not complete after 3 attempts: no answer within 20 s"
+    assert (
+        worded.reason
+        == "Step 2 of 3 (gmail config) did not complete after 3 attempts: no answer within 20 s"
+    )
     assert logic.explain(decision, run(total=5), NODES).action == "ignore"
 
 
 def test_the_run_view_reads_the_step_under_the_cursor():
-    view = logic.run_view({"plan_id": PLAN, "cursor": "1", "total": "3", "state": "running"}, {"0:status": "done", "1:status": "dispatched", "1:attempt": "2"})
+    view = logic.run_view(
+        {"plan_id": PLAN, "cursor": "1", "total": "3", "state": "running"},
+        {"0:status": "done", "1:status": "dispatched", "1:attempt": "2"},
+    )
     assert view == run(attempt=2)
     assert logic.run_view({}, {}) is None
 

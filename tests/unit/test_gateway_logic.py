@@ -40,6 +40,8 @@ def test_sse_frame_carries_id_type_and_json():
     assert frame.endswith("\n\n")
 
 
-@pytest.mark.parametrize(("header", "start"), [(None, "0-0"), ("", "0-0"), ("1700-3", "1700-3"), ("garbage", "0-0")])
+@pytest.mark.parametrize(
+    ("header", "start"), [(None, "0-0"), ("", "0-0"), ("1700-3", "1700-3"), ("garbage", "0-0")]
+)
 def test_resume_point_follows_last_event_id(header, start):
     assert logic.resume_point(header) == start

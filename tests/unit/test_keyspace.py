@@ -20,7 +20,11 @@ def key_in(node: ast.AST) -> str | None:
     if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "session_key":
         parts = [a.value if isinstance(a, ast.Constant) else "*" for a in node.args[1:]]
         return ":".join(["pw:*", *parts])
-    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("pw:"):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.startswith("pw:")
+    ):
         return canonical(node.value)
     if isinstance(node, ast.JoinedStr):
         text = "".join(v.value if isinstance(v, ast.Constant) else "*" for v in node.values)
@@ -39,11 +43,15 @@ def keys_in_code() -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for path in [*(ROOT / "services").rglob("*.py"), *(ROOT / "shared").rglob("*.py")]:
         tree = ast.parse(path.read_text())
-        pieces = {id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for v in node.values}
+        pieces = {
+            id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for v in node.values
+        }
         for node in ast.walk(tree):
             if id(node) in pieces:
                 continue  # a piece of an f-string, read whole above
-            if (key := key_in(node)) is not None and key != "pw:*":  # "pw:*" is session_key's own prefix
+            if (
+                key := key_in(node)
+            ) is not None and key != "pw:*":  # "pw:*" is session_key's own prefix
                 found.setdefault(key, set()).add(owner_of(path))
     return found
 
@@ -56,17 +64,25 @@ def keys_in_table() -> dict[str, set[str]]:
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
         if len(cells) == 5 and cells[0].startswith("`pw:"):
             named = " ".join(cells[2:4])
-            rows[canonical(cells[0].strip("`"))] = {s for s in [*SERVICES, "shared"] if re.search(rf"\b{s}\b", named)}
+            rows[canonical(cells[0].strip("`"))] = {
+                s for s in [*SERVICES, "shared"] if re.search(rf"\b{s}\b", named)
+            }
     return rows
 
 
 def test_every_key_in_the_code_is_in_the_table_and_back():
     code, table = keys_in_code(), keys_in_table()
-    assert sorted(set(code) - set(table)) == [], "keys the code uses that docs/architecture.md does not list"
+    assert sorted(set(code) - set(table)) == [], (
+        "keys the code uses that docs/architecture.md does not list"
+    )
     assert sorted(set(table) - set(code)) == [], "keys docs/architecture.md lists that no code uses"
 
 
 def test_only_the_services_named_on_a_row_touch_its_key():
     code, table = keys_in_code(), keys_in_table()
-    strangers = {key: sorted(users - table[key]) for key, users in code.items() if key in table and users - table[key]}
+    strangers = {
+        key: sorted(users - table[key])
+        for key, users in code.items()
+        if key in table and users - table[key]
+    }
     assert strangers == {}

@@ -69,7 +69,10 @@ async def test_a_structured_call_to_smollm2_is_schema_valid_and_counted():
 
 
 def test_the_server_module_announces_ready_and_exits_on_sigterm():
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
     proc = subprocess.Popen(
         [sys.executable, "-m", "shared.model.local"],
         cwd=REPO,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from functools import reduce
 from pathlib import Path
 
@@ -38,15 +37,27 @@ MENTIONS: list[tuple[str, set[str]]] = [
     ("Append a row to a Google Sheets spreadsheet.", {"google_sheets"}),
     ("Use the google-sheet called Leads.", {"google_sheets"}),
     ("Back up our PostgreSQL database to AWS S3.", {"postgres", "s3"}),
-    ("Read from MySQL, call their REST API, then an HTTP request to ours.", {"mysql", "http_request"}),
+    (
+        "Read from MySQL, call their REST API, then an HTTP request to ours.",
+        {"mysql", "http_request"},
+    ),
     ("Search the web, then use a calculator.", {"web_search", "calculator"}),
     ("OCR the scanned receipts.", {"ocr"}),
     ("Check new Zendesk tickets for sentiment.", {"zendesk", "sentiment"}),
     ("Watch the RSS feed and our webhook.", {"rss", "webhook"}),
-    ("Sync Stripe payments to QuickBooks and Shopify orders to HubSpot.", {"stripe", "quickbooks", "shopify", "hubspot"}),
-    ("Put it on the Trello board, the Asana project and in Notion and Airtable.", {"trello", "asana", "notion", "airtable"}),
+    (
+        "Sync Stripe payments to QuickBooks and Shopify orders to HubSpot.",
+        {"stripe", "quickbooks", "shopify", "hubspot"},
+    ),
+    (
+        "Put it on the Trello board, the Asana project and in Notion and Airtable.",
+        {"trello", "asana", "notion", "airtable"},
+    ),
     ("Mirror GitHub and GitLab issues to Jira.", {"github", "gitlab", "jira"}),
-    ("Save to Google Drive or Dropbox, add a Google Calendar event.", {"google_drive", "dropbox", "google_calendar"}),
+    (
+        "Save to Google Drive or Dropbox, add a Google Calendar event.",
+        {"google_drive", "dropbox", "google_calendar"},
+    ),
     ("Message us on Telegram, WhatsApp and Discord.", {"telegram", "whatsapp", "discord"}),
     ("New Salesforce deals and Intercom conversations.", {"salesforce", "intercom"}),
 ]
@@ -62,11 +73,36 @@ LINEAR: list[tuple[str, bool]] = [
     ("Costs grow in a linear way.", False),
 ]
 SCHEDULES = [
-    "every day", "every morning", "every night at 2am", "every week", "every weekday", "every Monday",
-    "every Sunday evening", "every hour", "every 15 minutes", "every five minutes", "every couple of hours",
-    "daily", "weekly", "hourly", "nightly", "monthly", "run it with cron", "cron: 0 9 * * 1",
-    "at 9am", "at 2am", "at 14:00", "at 9 a.m.", "at noon", "each morning", "every Monday morning",
-    "on Mondays", "Friday afternoons", "twice a day", "three times a week", "once a month",
+    "every day",
+    "every morning",
+    "every night at 2am",
+    "every week",
+    "every weekday",
+    "every Monday",
+    "every Sunday evening",
+    "every hour",
+    "every 15 minutes",
+    "every five minutes",
+    "every couple of hours",
+    "daily",
+    "weekly",
+    "hourly",
+    "nightly",
+    "monthly",
+    "run it with cron",
+    "cron: 0 9 * * 1",
+    "at 9am",
+    "at 2am",
+    "at 14:00",
+    "at 9 a.m.",
+    "at noon",
+    "each morning",
+    "every Monday morning",
+    "on Mondays",
+    "Friday afternoons",
+    "twice a day",
+    "three times a week",
+    "once a month",
 ]
 NOT_SCHEDULES = [
     "Expect roughly fifty orders a week.",
@@ -96,7 +132,11 @@ NOTHING = [
 ]
 # (text, mentioned, removed)
 REMOVALS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
-    ("On second thought, drop Slack. We switch to Microsoft Teams in May, so send it there.", ("microsoft_teams",), ("slack",)),
+    (
+        "On second thought, drop Slack. We switch to Microsoft Teams in May, so send it there.",
+        ("microsoft_teams",),
+        ("slack",),
+    ),
     ("Drop Slack and Trello.", (), ("slack", "trello")),
     ("Drop Slack, Trello and Asana.", (), ("slack", "trello", "asana")),
     ("Drop Slack and post to Teams.", ("microsoft_teams",), ("slack",)),
@@ -174,7 +214,12 @@ def test_removals(text: str, mentioned: tuple[str, ...], removed: tuple[str, ...
 
 @pytest.mark.parametrize(
     ("text", "absent"),
-    [("Notify the team.", "microsoft_teams"), ("Steam engines.", "microsoft_teams"), ("Slackers.", "slack"), ("pdfx", "pdf_parser")],
+    [
+        ("Notify the team.", "microsoft_teams"),
+        ("Steam engines.", "microsoft_teams"),
+        ("Slackers.", "slack"),
+        ("pdfx", "pdf_parser"),
+    ],
 )
 def test_aliases_match_whole_words_only(text: str, absent: str):
     assert absent not in find_mentions(text, CATALOGUE)
@@ -227,7 +272,9 @@ def test_arbitrary_text_never_raises_and_only_yields_catalogue_ids(text: str):
 
 
 @given(st.sampled_from(ALIASES), LETTERS, LETTERS)
-def test_an_alias_inside_a_longer_word_is_not_matched(pair: tuple[str, str], prefix: str, suffix: str):
+def test_an_alias_inside_a_longer_word_is_not_matched(
+    pair: tuple[str, str], prefix: str, suffix: str
+):
     item, alias = pair
     assert item not in find_mentions(prefix + alias + suffix, CATALOGUE)
 
@@ -250,5 +297,7 @@ def test_an_alias_as_a_word_is_found_removed_and_brought_back(pair: tuple[str, s
         ("Weekdays from Monday to Friday at 6.", True),
     ],
 )
-def test_a_frequency_is_a_schedule_only_when_it_says_when_the_workflow_runs(text: str, scheduled: bool):
+def test_a_frequency_is_a_schedule_only_when_it_says_when_the_workflow_runs(
+    text: str, scheduled: bool
+):
     assert ("scheduler" in detect(text, CATALOGUE).mentioned) is scheduled

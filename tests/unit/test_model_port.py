@@ -22,7 +22,10 @@ SCHEMA = {
 }
 GOOD = {"answer": "Paris", "tags": ["a"]}
 FALLBACK = {"answer": "rules", "tags": []}
-MESSAGES = [{"role": "system", "content": "Answer in JSON."}, {"role": "user", "content": "Capital of France?"}]
+MESSAGES = [
+    {"role": "system", "content": "Answer in JSON."},
+    {"role": "user", "content": "Capital of France?"},
+]
 
 
 def sample(name: str, **labels: str) -> float:
@@ -30,8 +33,10 @@ def sample(name: str, **labels: str) -> float:
 
 
 @pytest.fixture
-async def model(fake_openai):  # noqa: F811 (fixture)
-    port = OpenAIModel(fake_openai.base_url, "fake-model", "not-needed", timeout_s=0.5, backoff_s=0.01)
+async def model(fake_openai):
+    port = OpenAIModel(
+        fake_openai.base_url, "fake-model", "not-needed", timeout_s=0.5, backoff_s=0.01
+    )
     yield port
     await port.aclose()
 
@@ -45,7 +50,11 @@ async def test_ok_returns_the_model_object_and_sends_a_strict_schema(model, fake
     result = await call(model, "t_ok", max_tokens=64)
     assert (result.data, result.outcome) == (GOOD, "ok")
     sent = fake_openai.requests[0]
-    assert sent["response_format"]["json_schema"] == {"name": "t_ok", "schema": SCHEMA, "strict": True}
+    assert sent["response_format"]["json_schema"] == {
+        "name": "t_ok",
+        "schema": SCHEMA,
+        "strict": True,
+    }
     assert (sent["temperature"], sent["max_tokens"], sent["model"]) == (0, 64, "fake-model")
 
 
@@ -84,7 +93,9 @@ async def test_invalid_json_is_repaired_with_the_error_in_the_conversation(model
 
 async def test_schema_violation_twice_falls_back_after_one_repair(model, fake_openai):
     bad = json.dumps({"answer": "x" * 30, "tags": []})
-    fake_openai.script([f"schema_violation:{bad}", f"schema_violation:{bad}", f"ok:{json.dumps(GOOD)}"])
+    fake_openai.script(
+        [f"schema_violation:{bad}", f"schema_violation:{bad}", f"ok:{json.dumps(GOOD)}"]
+    )
     result = await call(model, "t_schema")
     assert (result.data, result.outcome) == (FALLBACK, "fallback")
     assert len(fake_openai.requests) == 2
@@ -102,7 +113,9 @@ async def test_a_rejecting_validate_callback_triggers_a_repair(model, fake_opena
     result = await call(model, "t_validate", validate=no_tags)
     assert (result.data, result.outcome) == ({"answer": "Paris", "tags": []}, "repaired")
     assert "tags must be empty" in fake_openai.requests[1]["messages"][-1]["content"]
-    assert sample("planwire_model_attempt_failures_total", role="t_validate", reason="validation") == 1
+    assert (
+        sample("planwire_model_attempt_failures_total", role="t_validate", reason="validation") == 1
+    )
 
 
 async def test_tokens_are_summed_over_attempts_and_counted(model, fake_openai):
@@ -111,12 +124,20 @@ async def test_tokens_are_summed_over_attempts_and_counted(model, fake_openai):
     assert result.prompt_tokens > 0 and result.completion_tokens > 0
     first_prompt = sum(max(1, len(m["content"]) // 4) + 4 for m in MESSAGES)
     assert result.prompt_tokens > 2 * first_prompt  # the repair prompt is longer than the first
-    assert sample("planwire_model_tokens_total", role="t_tokens", kind="prompt") == result.prompt_tokens
-    assert sample("planwire_model_tokens_total", role="t_tokens", kind="completion") == result.completion_tokens
+    assert (
+        sample("planwire_model_tokens_total", role="t_tokens", kind="prompt")
+        == result.prompt_tokens
+    )
+    assert (
+        sample("planwire_model_tokens_total", role="t_tokens", kind="completion")
+        == result.completion_tokens
+    )
 
 
 async def test_every_call_is_counted_by_outcome_with_latency(model, fake_openai):
-    fake_openai.script([f"ok:{json.dumps(GOOD)}", "invalid_json", f"ok:{json.dumps(GOOD)}", "http503", "http503"])
+    fake_openai.script(
+        [f"ok:{json.dumps(GOOD)}", "invalid_json", f"ok:{json.dumps(GOOD)}", "http503", "http503"]
+    )
     outcomes = [(await call(model, "t_count")).outcome for _ in range(3)]
     assert outcomes == ["ok", "repaired", "fallback"]
     for outcome in outcomes:
@@ -125,12 +146,14 @@ async def test_every_call_is_counted_by_outcome_with_latency(model, fake_openai)
 
 
 async def test_the_heuristic_backend_only_routes_to_the_fallback():
-    result = await HeuristicModel().structured("t_heur", MESSAGES, SCHEMA, fallback=lambda: dict(FALLBACK))
+    result = await HeuristicModel().structured(
+        "t_heur", MESSAGES, SCHEMA, fallback=lambda: dict(FALLBACK)
+    )
     assert (result.data, result.outcome, result.prompt_tokens) == (FALLBACK, "heuristic", 0)
     assert sample("planwire_model_calls_total", role="t_heur", outcome="heuristic") == 1
 
 
-async def test_build_model_reads_planwire_environment(monkeypatch, fake_openai):  # noqa: F811
+async def test_build_model_reads_planwire_environment(monkeypatch, fake_openai):
     monkeypatch.delenv("PLANWIRE_MODEL", raising=False)
     assert build_model(ModelSettings()).name == "heuristic"
     monkeypatch.setenv("PLANWIRE_MODEL", "openai")
@@ -138,7 +161,9 @@ async def test_build_model_reads_planwire_environment(monkeypatch, fake_openai):
     port = build_model(ModelSettings())
     try:
         assert (port.name, port.model) == ("openai", "smollm2-135m")
-        assert (await call(port, "t_factory")).outcome == "ok"  # the default responder fits the schema
+        assert (
+            await call(port, "t_factory")
+        ).outcome == "ok"  # the default responder fits the schema
     finally:
         await port.aclose()
 
@@ -161,7 +186,9 @@ def test_the_lite_validator_names_the_first_error(value, error):
 
 def test_the_lite_validator_follows_local_refs_and_any_of():
     schema = {
-        "$defs": {"Item": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}},
+        "$defs": {
+            "Item": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+        },
         "type": "object",
         "properties": {"item": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]}},
     }

@@ -15,7 +15,9 @@ from schemas.turn import ContextTrimmed, Phase, TurnReceived
 def test_exported_schema_matches_the_model(model):
     path = EXPORT_DIR / f"{model.__name__}.json"
     assert path.exists(), f"{path.name} is not exported: run python -m schemas.registry"
-    assert path.read_text() == rendered(model), f"{model.__name__} changed: run python -m schemas.registry"
+    assert path.read_text() == rendered(model), (
+        f"{model.__name__} changed: run python -m schemas.registry"
+    )
 
 
 def test_every_contract_has_a_docstring_and_field_descriptions():
@@ -27,8 +29,12 @@ def test_every_contract_has_a_docstring_and_field_descriptions():
 
 def test_a_redelivered_cause_yields_the_same_event_id():
     cause = TurnReceived(session_id="session-1", turn_id="t-1", text="hello", turn_seq=1)
-    first = ContextTrimmed.caused_by(cause, user_text="hello", messages=[], dropped_units=0, phase=Phase.GATHERING)
-    again = ContextTrimmed.caused_by(cause, user_text="hello", messages=[], dropped_units=0, phase=Phase.GATHERING)
+    first = ContextTrimmed.caused_by(
+        cause, user_text="hello", messages=[], dropped_units=0, phase=Phase.GATHERING
+    )
+    again = ContextTrimmed.caused_by(
+        cause, user_text="hello", messages=[], dropped_units=0, phase=Phase.GATHERING
+    )
     assert first.event_id == again.event_id
     assert first.causation_id == cause.event_id and first.turn_id == "t-1"
     assert first.event_id != uuid.uuid5(cause.event_id, "other")

@@ -13,14 +13,27 @@ from services.specialist.context import Artifact, PlanLog
 from services.specialist.runners import select_runners
 
 CATALOGUE = load_catalogue()
-NOTES = Notes(requirement_summary="Invoices from Gmail to Slack.", mentioned_integrations=["gmail", "slack"], mentioned_tools=["scheduler"])
+NOTES = Notes(
+    requirement_summary="Invoices from Gmail to Slack.",
+    mentioned_integrations=["gmail", "slack"],
+    mentioned_tools=["scheduler"],
+)
 NODES = compile_plan(Proposal(order=("scheduler", "gmail", "slack")), NOTES, CATALOGUE).nodes
-PLAN = PlanLog("plan-1", NODES, "Invoices from Gmail to Slack.", "2025-01-01T00:00:00+00:00", {"gmail": ["Watch for invoices."]})
+PLAN = PlanLog(
+    "plan-1",
+    NODES,
+    "Invoices from Gmail to Slack.",
+    "2025-01-01T00:00:00+00:00",
+    {"gmail": ["Watch for invoices."]},
+)
 INDEX = {n.node_id: i for i, n in enumerate(NODES)}
 
 
 def transcript(count: int) -> list[ChatMessage]:
-    return [ChatMessage(role="user" if i % 2 == 0 else "assistant", text=f"line {i}", turn_id=f"t{i}") for i in range(count)]
+    return [
+        ChatMessage(role="user" if i % 2 == 0 else "assistant", text=f"line {i}", turn_id=f"t{i}")
+        for i in range(count)
+    ]
 
 
 def artifact(node_id: str, content: dict, version: int = 1, edited: bool = False) -> Artifact:
@@ -38,7 +51,9 @@ def test_a_config_step_sees_its_own_current_draft_labelled_as_its_input():
     step = context.assemble(PLAN, INDEX["gmail.config"], ARTIFACTS, transcript(4))
     own = step.artifact("gmail")
     assert (own.version, own.edited_by_user, own.content) == (2, True, {"query": "label:edited"})
-    assert own.label.startswith("draft config proposed by the gmail step (step 3, version 2, edited by the user)")
+    assert own.label.startswith(
+        "draft config proposed by the gmail step (step 3, version 2, edited by the user)"
+    )
     assert "normalises and validates" in own.label
 
 
@@ -58,10 +73,18 @@ def test_only_the_last_30_messages_enter_the_context():
 
 
 def test_steps_of_a_session_share_the_start_of_their_prompt_for_the_model_servers_cache():
-    first = context.render(context.assemble(PLAN, INDEX["gmail"], ARTIFACTS, transcript(6)), "Configure Gmail.")
-    later = context.render(context.assemble(PLAN, INDEX["slack"], ARTIFACTS, transcript(6)), "Configure Slack.")
+    first = context.render(
+        context.assemble(PLAN, INDEX["gmail"], ARTIFACTS, transcript(6)), "Configure Gmail."
+    )
+    later = context.render(
+        context.assemble(PLAN, INDEX["slack"], ARTIFACTS, transcript(6)), "Configure Slack."
+    )
     shared = "\n\n".join(first[1]["content"].split("\n\n")[:2])
-    assert first[0] == later[0] and shared.startswith("Conversation") and later[1]["content"].startswith(shared)
+    assert (
+        first[0] == later[0]
+        and shared.startswith("Conversation")
+        and later[1]["content"].startswith(shared)
+    )
 
 
 def test_the_prompt_holds_instructions_labelled_artifacts_and_conversation_only():
@@ -69,24 +92,40 @@ def test_the_prompt_holds_instructions_labelled_artifacts_and_conversation_only(
     system, user = context.render(step, "ROLE.")
     assert system == {"role": "system", "content": context.STEP_SYSTEM}
     assert user["content"].endswith("Your task (step 4 of 9): ROLE. " + " ".join(step.instructions))
-    assert "[draft config proposed by the gmail step" in user["content"] and '{"query": "label:edited"}' in user["content"]
+    assert (
+        "[draft config proposed by the gmail step" in user["content"]
+        and '{"query": "label:edited"}' in user["content"]
+    )
     assert "user: line 0\nassistant: line 1" in user["content"]
     assert context.assemble(PLAN, INDEX["gmail"], {}, []).instructions == ("Watch for invoices.",)
 
 
 @pytest.mark.parametrize("entry", CATALOGUE.entries, ids=lambda e: e.id)
 def test_the_heuristic_config_is_valid_for_every_specialist_with_or_without_clues(entry):
-    for words in ("", "Every Monday at 9am post the vendor and total to #finance, see https://example.org/feed"):
+    for words in (
+        "",
+        "Every Monday at 9am post the vendor and total to #finance, see https://example.org/feed",
+    ):
         config = logic.heuristic_config(entry, words)
         logic.check(config, entry)
         assert set(entry.config_schema.get("required", ())) <= set(config)
 
 
 def test_the_heuristic_takes_values_from_the_users_words():
-    slack, scheduler, pdf = CATALOGUE.get("slack"), CATALOGUE.get("scheduler"), CATALOGUE.get("pdf_parser")
-    assert logic.heuristic_config(slack, "post it to the announcements channel")["channel"] == "#announcements"
+    slack, scheduler, pdf = (
+        CATALOGUE.get("slack"),
+        CATALOGUE.get("scheduler"),
+        CATALOGUE.get("pdf_parser"),
+    )
+    assert (
+        logic.heuristic_config(slack, "post it to the announcements channel")["channel"]
+        == "#announcements"
+    )
     assert logic.heuristic_config(scheduler, "every Monday at 9am")["cron"] == "0 9 * * 1"
-    assert logic.heuristic_config(pdf, "pull the vendor and the total out")["fields"] == ["vendor", "total"]
+    assert logic.heuristic_config(pdf, "pull the vendor and the total out")["fields"] == [
+        "vendor",
+        "total",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -110,7 +149,10 @@ def test_schedules_are_read_from_modest_phrases(text, cron):
     [
         ({"channel": "#Finance Team", "message_template": "x"}, "does not match"),
         ({"channel": "#finance"}, "missing required property 'message_template'"),
-        ({"channel": "#finance", "message_template": "x", "colour": "red"}, "unexpected property 'colour'"),
+        (
+            {"channel": "#finance", "message_template": "x", "colour": "red"},
+            "unexpected property 'colour'",
+        ),
         ({"channel": "#finance", "message_template": "x" * 3001}, "maxLength"),
         ({"channel": "#finance", "message_template": "x", "mention": "@here"}, "expected array"),
     ],
@@ -123,28 +165,49 @@ def test_invalid_configs_are_rejected_with_a_readable_reason(config, problem):
 
 def test_a_config_step_normalises_fills_defaults_and_rejects_invalid_drafts():
     slack = CATALOGUE.get("slack")
-    assert logic.normalise({"channel": "  #ops ", "mention": None}, slack, "") == {"channel": "#ops", "message_template": "{summary}"}
+    assert logic.normalise({"channel": "  #ops ", "mention": None}, slack, "") == {
+        "channel": "#ops",
+        "message_template": "{summary}",
+    }
     with pytest.raises(logic.ConfigInvalid):
         logic.normalise({"channel": "not a channel!"}, slack, "")
 
 
-CONFIGS = {"scheduler": {"cron": "0 9 * * 1", "timezone": "UTC"}, "gmail": {"query": "invoice"}, "slack": {"channel": "#finance", "message_template": "{summary}"}}
+CONFIGS = {
+    "scheduler": {"cron": "0 9 * * 1", "timezone": "UTC"},
+    "gmail": {"query": "invoice"},
+    "slack": {"channel": "#finance", "message_template": "{summary}"},
+}
 
 
 def test_the_composer_builds_a_versioned_document_in_plan_order():
     doc = compose.compose(PLAN, "session-1", CONFIGS, CATALOGUE, "")
     assert doc["format"] == "planwire.workflow/v1" and doc["title"] == "Scheduler → Gmail → Slack"
-    assert [(n["id"], n["kind"], n["role"]) for n in doc["nodes"]] == [("scheduler", "tool", "trigger"), ("gmail", "integration", "trigger"), ("slack", "integration", "action")]
+    assert [(n["id"], n["kind"], n["role"]) for n in doc["nodes"]] == [
+        ("scheduler", "tool", "trigger"),
+        ("gmail", "integration", "trigger"),
+        ("slack", "integration", "action"),
+    ]
     assert doc["edges"] == [{"from": "scheduler", "to": "gmail"}, {"from": "gmail", "to": "slack"}]
-    assert doc["trigger"] == {"kind": "schedule", "node": "scheduler"} and doc["schedule"] == {"cron": "0 9 * * 1", "timezone": "UTC"}
-    assert doc["workflow_id"] == compose.compose(PLAN, "session-1", CONFIGS, CATALOGUE, "x")["workflow_id"]
+    assert doc["trigger"] == {"kind": "schedule", "node": "scheduler"} and doc["schedule"] == {
+        "cron": "0 9 * * 1",
+        "timezone": "UTC",
+    }
+    assert (
+        doc["workflow_id"]
+        == compose.compose(PLAN, "session-1", CONFIGS, CATALOGUE, "x")["workflow_id"]
+    )
     with pytest.raises(ValueError, match="no validated config for slack"):
-        compose.compose(PLAN, "session-1", {k: v for k, v in CONFIGS.items() if k != "slack"}, CATALOGUE, "")
+        compose.compose(
+            PLAN, "session-1", {k: v for k, v in CONFIGS.items() if k != "slack"}, CATALOGUE, ""
+        )
 
 
 def test_a_workflow_without_a_trigger_starts_manually():
     nodes = [PlanNode(kind="config", node_id="slack.config", runner="slack", specialist="slack")]
-    doc = compose.compose(PlanLog("p", nodes, "", "", {}), "session-1", {"slack": CONFIGS["slack"]}, CATALOGUE, "Post")
+    doc = compose.compose(
+        PlanLog("p", nodes, "", "", {}), "session-1", {"slack": CONFIGS["slack"]}, CATALOGUE, "Post"
+    )
     assert doc["trigger"] == {"kind": "manual", "node": None} and doc["schedule"] is None
 
 
@@ -154,7 +217,10 @@ def test_the_summary_names_every_node_even_when_the_model_forgets_some():
     assert summary.missing_names(summary.heuristic_summary(doc, CATALOGUE), names) == []
     text, repaired = summary.ensure_names("I built your Slack digest.", names)
     assert repaired and summary.missing_names(text, names) == []
-    assert summary.ensure_names("Scheduler, Gmail and Slack are wired up.", names) == ("Scheduler, Gmail and Slack are wired up.", False)
+    assert summary.ensure_names("Scheduler, Gmail and Slack are wired up.", names) == (
+        "Scheduler, Gmail and Slack are wired up.",
+        False,
+    )
 
 
 def test_runners_come_from_the_command_line():

@@ -24,14 +24,22 @@ def test_every_contract_has_one_producer_and_every_consumed_event_a_producer():
     assert {c.event for n in SERVICES for c in n.consumes} <= set(produced)
 
 
-@pytest.mark.parametrize("event", [c for c in CONTRACTS if c.topic is not None], ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "event", [c for c in CONTRACTS if c.topic is not None], ids=lambda c: c.__name__
+)
 def test_an_event_topic_is_named_for_its_producer(event):
     assert event.topic.name == f"{PRODUCERS[event]}.{kebab(event.__name__)}.v1"
 
 
-@pytest.mark.parametrize("node", [n for n in SERVICES if n.name != "specialist"], ids=lambda n: n.name)
+@pytest.mark.parametrize(
+    "node", [n for n in SERVICES if n.name != "specialist"], ids=lambda n: n.name
+)
 def test_each_service_subscribes_what_the_topology_declares(node):
     module = importlib.import_module(f"services.{node.name}.main")
     broker = module.service.broker
-    wired = {(topic, sub.calls[0].handler._original_call.__name__) for sub in broker.subscribers for topic in sub.topic_names}
+    wired = {
+        (topic, sub.calls[0].handler._original_call.__name__)
+        for sub in broker.subscribers
+        for topic in sub.topic_names
+    }
     assert wired == {(c.event.topic.name, handler_name(c.event)) for c in node.consumes}

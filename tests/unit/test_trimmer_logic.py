@@ -14,24 +14,40 @@ def msg(role: str, text: str, turn: str = "t") -> ChatMessage:
 
 
 transcripts = st.lists(
-    st.tuples(st.sampled_from(["user", "assistant"]), st.text(min_size=1, max_size=200)), min_size=1, max_size=40
+    st.tuples(st.sampled_from(["user", "assistant"]), st.text(min_size=1, max_size=200)),
+    min_size=1,
+    max_size=40,
 ).map(lambda pairs: [msg(role, text) for role, text in pairs])
 
 
 def test_a_unit_is_the_users_messages_and_the_replies_that_follow():
-    history = [msg("user", "a"), msg("assistant", "b"), msg("user", "c"), msg("user", "d"), msg("assistant", "e")]
+    history = [
+        msg("user", "a"),
+        msg("assistant", "b"),
+        msg("user", "c"),
+        msg("user", "d"),
+        msg("assistant", "e"),
+    ]
     assert [[m.text for m in u] for u in group_units(history)] == [["a", "b"], ["c", "d", "e"]]
 
 
 def test_oldest_units_are_dropped_first():
-    history = [msg("user", "x" * 400), msg("assistant", "ok"), msg("user", "y" * 40), msg("assistant", "ok"), msg("user", "z")]
+    history = [
+        msg("user", "x" * 400),
+        msg("assistant", "ok"),
+        msg("user", "y" * 40),
+        msg("assistant", "ok"),
+        msg("user", "z"),
+    ]
     kept, dropped = trim(history, budget=60)
     assert [m.text[0] for m in kept] == ["y", "o", "z"]
     assert dropped == 1
 
 
 def test_latest_unit_is_kept_even_when_it_alone_exceeds_the_budget():
-    kept, dropped = trim([msg("user", "old"), msg("assistant", "ok"), msg("user", "w" * 10_000)], budget=10)
+    kept, dropped = trim(
+        [msg("user", "old"), msg("assistant", "ok"), msg("user", "w" * 10_000)], budget=10
+    )
     assert [m.text for m in kept] == ["w" * 10_000]
     assert dropped == 1
 
@@ -48,7 +64,7 @@ def test_never_splits_a_unit(history, budget):
 @given(transcripts, st.integers(min_value=1, max_value=400))
 def test_keeps_a_newest_suffix_including_the_latest_unit(history, budget):
     kept, dropped = trim(history, budget)
-    assert kept == history[len(history) - len(kept):]
+    assert kept == history[len(history) - len(kept) :]
     assert kept[-1] is history[-1]
     assert dropped == len(group_units(history)) - len(group_units(kept))
 
