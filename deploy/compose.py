@@ -50,6 +50,11 @@ def _gateway_extras() -> list[str]:
         f'      - "{HTTP_PORT}:{HTTP_PORT}"',
         "    environment:",
         "      <<: *planwire-env",
-        "      # JSON map of bearer key -> tenant; {} means open access (local use only).",
-        "      PLANWIRE_API_KEYS: ${PLANWIRE_API_KEYS:-{}}",
+        "      # JSON map of bearer key (or sha256:<hex> of it) -> tenant. Unset, the gateway",
+        "      # refuses to start on 0.0.0.0 unless PLANWIRE_ALLOW_ANONYMOUS=1 (docs/security.md).",
+        "      PLANWIRE_API_KEYS: ${PLANWIRE_API_KEYS:-}",
+        "      PLANWIRE_ALLOW_ANONYMOUS: ${PLANWIRE_ALLOW_ANONYMOUS:-0}",
+        "      # Signs the browser auth cookie; set it when more than one gateway runs.",
+        "      PLANWIRE_AUTH_SECRET: ${PLANWIRE_AUTH_SECRET:-}",
+        "      PLANWIRE_AUTH_COOKIE_SECURE: ${PLANWIRE_AUTH_COOKIE_SECURE:-auto}",
     ]

@@ -212,6 +212,26 @@ class EmbeddedStack:
             *(probes.http_healthy(c, self.service_urls[c.name]) for c in children)
         )
 
+    def add_service(self, spec: ServiceSpec) -> str:
+        """Start one more service against the running stack; its URL once it is healthy.
+
+        Tests use it for a second gateway with other settings (API keys, low limits).
+        """
+        (port,) = free_ports(1)
+        child = self._start_service(spec, port)
+
+        async def healthy() -> None:
+            await probes.http_healthy(child, self.service_urls[spec.name])
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            asyncio.run(healthy())
+        else:
+            with ThreadPoolExecutor(1) as pool:
+                pool.submit(asyncio.run, healthy()).result()
+        return self.service_urls[spec.name]
+
     def _spawn(
         self, group: list[Child], name: str, argv: list[str], env: dict[str, str] | None = None
     ) -> Child:

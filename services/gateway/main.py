@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
+from typing import Literal
 
 from fastapi import FastAPI, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from prometheus_client import REGISTRY, make_asgi_app
+from pydantic_settings import SettingsConfigDict
 
 from planwire import topology
 from schemas.turn import TurnReceived
-from services.gateway import handlers, routes
+from services.gateway import auth, handlers, routes
 from services.gateway.metrics import phase_sampler
 from services.gateway.store import SessionStore
 from shared.service import Service
@@ -19,9 +21,20 @@ from shared.settings import InfraSettings
 
 
 class Settings(InfraSettings):
-    """Gateway settings; api_keys maps a bearer key to its tenant (empty: open access)."""
+    """Gateway settings (docs/security.md explains each one)."""
 
+    # An empty variable (compose passes `${PLANWIRE_API_KEYS:-}`) means "not set".
+    model_config = SettingsConfigDict(env_prefix="PLANWIRE_", extra="ignore", env_ignore_empty=True)
+
+    # Bearer key (or "sha256:<hex>" of it) -> tenant. Empty: one anonymous tenant, which
+    # the gateway accepts only on a loopback address or with allow_anonymous.
     api_keys: dict[str, str] = {}
+    allow_anonymous: bool = False
+    # Signs the browser cookie; random per process when empty (then every replica and every
+    # restart has its own, and cookies do not survive either: set it for more than one).
+    auth_secret: str = ""
+    auth_token_ttl_s: int = 3600
+    auth_cookie_secure: Literal["auto", "true", "false"] = "auto"
     phase_sample_s: float = 15.0
 
 
@@ -34,11 +47,21 @@ turns = service.publisher_of(TurnReceived)
 @asynccontextmanager
 async def lifespan(app: FastAPI):
     """Connect Redis and the broker; the consumers share one group across replicas."""
+    refusal = auth.startup_refusal(
+        settings.http_host, bool(settings.api_keys), settings.allow_anonymous
+    )
+    if refusal:
+        raise SystemExit(refusal)
+    app.state.auth = auth.Authenticator(
+        auth.KeyRing(settings.api_keys),
+        auth.secret_bytes(settings.auth_secret),
+        settings.auth_token_ttl_s,
+    )
+    app.state.cookie_secure = settings.auth_cookie_secure
     async with service.opened() as opened:
-        app.state.store, app.state.turns, app.state.api_keys = (
+        app.state.store, app.state.turns = (
             SessionStore(opened.redis, settings.session_ttl_s),
             turns,
-            settings.api_keys,
         )
         broker.context.set_global("store", app.state.store)
         await broker.start()
@@ -49,6 +72,7 @@ async def lifespan(app: FastAPI):
 
 app = FastAPI(title="planwire gateway", version="1.0.0", lifespan=lifespan)
 app.include_router(routes.router)
+app.include_router(routes.auth_router)
 app.mount("/metrics", make_asgi_app(REGISTRY))
 
 
@@ -69,4 +93,8 @@ async def invalid_request(_request, exc: RequestValidationError) -> JSONResponse
 
 
 if __name__ == "__main__":
+    if refusal := auth.startup_refusal(
+        settings.http_host, bool(settings.api_keys), settings.allow_anonymous
+    ):
+        raise SystemExit(refusal)
     service.serve(app)

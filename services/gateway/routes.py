@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, Field
 
 from schemas.turn import Phase, TurnReceived
-from services.gateway import logic
+from services.gateway import auth, logic
 from services.gateway.metrics import SESSIONS_CREATED, TURNS
 from services.gateway.store import SessionStore
 
 router = APIRouter(prefix="/v1")
+auth_router = APIRouter(prefix="/auth")
 KEEPALIVE_MS = 15_000
 OPEN_PHASES = {Phase.GATHERING, Phase.CONFIRMING}
 
@@ -30,15 +31,15 @@ def store_of(request: Request) -> SessionStore:
     return request.app.state.store
 
 
-def tenant_of(request: Request, authorization: str | None = Header(default=None)) -> str:
-    """The caller's tenant from its bearer key; open access when no keys are configured."""
-    keys: dict[str, str] = request.app.state.api_keys
-    if not keys:
-        return "public"
-    token = (authorization or "").removeprefix("Bearer ").strip()
-    if token not in keys:
-        raise HTTPException(401, "missing or unknown API key")
-    return keys[token]
+def tenant_of(request: Request) -> str:
+    """The caller's tenant: every route resolves it here, from the bearer key or the cookie."""
+    authenticator: auth.Authenticator = request.app.state.auth
+    try:
+        return authenticator.tenant(
+            request.headers.get("authorization"), request.cookies.get(auth.COOKIE_NAME)
+        )
+    except auth.Unauthorized as exc:
+        raise HTTPException(401, str(exc), headers={"WWW-Authenticate": "Bearer"}) from exc
 
 
 async def owned_session(
@@ -130,3 +131,40 @@ async def sse_frames(
         for entry_id, event_type, data in events:
             after = entry_id
             yield logic.sse_frame(entry_id, event_type, data)
+
+
+@auth_router.post("/login", status_code=204)
+async def login(request: Request) -> Response:
+    """Trade a bearer key (never a cookie) for a short-lived signed cookie, for pages."""
+    authenticator: auth.Authenticator = request.app.state.auth
+    try:
+        tenant = authenticator.tenant(request.headers.get("authorization"), None)
+    except auth.Unauthorized as exc:
+        raise HTTPException(401, str(exc), headers={"WWW-Authenticate": "Bearer"}) from exc
+    response = Response(status_code=204)
+    response.set_cookie(
+        auth.COOKIE_NAME,
+        authenticator.login_token(tenant),
+        max_age=authenticator.token_ttl_s,
+        httponly=True,
+        samesite="strict",
+        secure=cookie_secure(request),
+        path="/",
+    )
+    return response
+
+
+@auth_router.post("/logout", status_code=204)
+async def logout(request: Request) -> Response:
+    """Clear the auth cookie (it stays valid until its expiry if a copy was kept)."""
+    response = Response(status_code=204)
+    response.delete_cookie(
+        auth.COOKIE_NAME, httponly=True, samesite="strict", secure=cookie_secure(request), path="/"
+    )
+    return response
+
+
+def cookie_secure(request: Request) -> bool:
+    """`Secure` when configured so, or ("auto") when the request came over https."""
+    setting = request.app.state.cookie_secure
+    return request.url.scheme == "https" if setting == "auto" else setting == "true"

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+
 import yaml
 
 from catalogue import load_catalogue
@@ -24,10 +28,57 @@ def expected_runners() -> list[str]:
     return [*load_catalogue().ids, *FIXED_RUNNERS]
 
 
-def test_docker_compose_accepts_the_file():
+# What an operator sets in the shell or .env; Grafana's password has no default on purpose.
+OPERATOR_ENV = {"GRAFANA_ADMIN_PASSWORD": "not-admin", "PATH": os.environ.get("PATH", "")}
+
+
+def rendered(env: dict[str, str]) -> subprocess.CompletedProcess:
+    """`docker-compose config` with exactly these variables (not the caller's shell)."""
     binary = require_tool("docker-compose")
-    result = run([binary, "-f", "docker-compose.yml", "config", "-q"])
+    return run([binary, "-f", "docker-compose.yml", "config"], env=env)
+
+
+def test_docker_compose_accepts_the_file():
+    result = rendered(OPERATOR_ENV)
     assert result.returncode == 0, result.stderr
+
+
+def test_api_keys_reach_the_gateway_as_valid_json():
+    """`${PLANWIRE_API_KEYS:-{}}` once rendered '{"k":"t"}}' and the gateway crash-looped."""
+    keys = {"k-alpha": "alpha", "sha256:" + "ab" * 32: "beta"}
+    result = rendered(OPERATOR_ENV | {"PLANWIRE_API_KEYS": json.dumps(keys)})
+    assert result.returncode == 0, result.stderr
+    env = yaml.safe_load(result.stdout)["services"]["gateway"]["environment"]
+    assert json.loads(env["PLANWIRE_API_KEYS"]) == keys
+    assert env["PLANWIRE_ALLOW_ANONYMOUS"] == "0"
+
+
+def test_without_keys_the_gateway_gets_none_and_so_refuses_to_start():
+    result = rendered(OPERATOR_ENV)
+    env = yaml.safe_load(result.stdout)["services"]["gateway"]["environment"]
+    assert env["PLANWIRE_API_KEYS"] == "" and env["PLANWIRE_ALLOW_ANONYMOUS"] == "0"
+    assert env["PLANWIRE_HTTP_HOST"] == "0.0.0.0"  # so startup_refusal applies
+
+
+def test_grafana_has_no_default_password_and_no_anonymous_access():
+    result = rendered({"PATH": os.environ.get("PATH", "")})
+    assert result.returncode != 0 and "GRAFANA_ADMIN_PASSWORD" in result.stderr
+    grafana = yaml.safe_load(rendered(OPERATOR_ENV).stdout)["services"]["grafana"]
+    assert grafana["environment"]["GF_SECURITY_ADMIN_PASSWORD"] == "not-admin"
+    assert grafana["environment"]["GF_AUTH_ANONYMOUS_ENABLED"] == "false"
+    assert all(p.startswith("127.0.0.1:") for p in _ports(grafana))
+
+
+def test_prometheus_admin_api_is_off_and_bound_to_loopback():
+    prometheus = compose()["services"]["prometheus"]
+    assert not any(
+        "enable-lifecycle" in arg or "enable-admin-api" in arg for arg in prometheus["command"]
+    )
+    assert all(p.startswith("127.0.0.1:") for p in _ports(prometheus))
+
+
+def _ports(service: dict) -> list[str]:
+    return [str(p) for p in service.get("ports", [])]
 
 
 def test_docker_compose_config_really_validates(tmp_path):

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
 import pytest
 
 from planwire.stack import EmbeddedStack
+from planwire.topology import ServiceSpec
 
 
 @pytest.fixture(scope="session")
@@ -14,3 +19,36 @@ def stack():
 
     with EmbeddedStack(ModelSettings(model="heuristic")) as running:
         yield running
+
+
+@dataclass(frozen=True)
+class SecuredGateway:
+    """A second gateway on the same stack, with API keys and low limits."""
+
+    url: str
+    keys: dict[str, str]  # tenant -> key
+    secret: bytes
+    log: Path
+
+    def headers(self, tenant: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.keys[tenant]}"}
+
+
+SECURED_KEYS = {"alpha": "key-alpha-" + "a" * 24, "beta": "key-beta-" + "b" * 24}
+SECURED_SECRET = "test-secret-" + "s" * 32
+# Low limits so the tests reach them in a few requests; tests/e2e/test_security.py reads these.
+SECURED_ENV = {
+    "PLANWIRE_API_KEYS": json.dumps({key: tenant for tenant, key in SECURED_KEYS.items()}),
+    "PLANWIRE_AUTH_SECRET": SECURED_SECRET,
+    "PLANWIRE_AUTH_TOKEN_TTL_S": "60",
+}
+
+
+@pytest.fixture(scope="session")
+def secured(stack) -> SecuredGateway:
+    """The keyed gateway; the stack's own gateway stays anonymous on loopback."""
+    spec = ServiceSpec("gateway-secured", "services.gateway.main", env=SECURED_ENV)
+    url = stack.add_service(spec)
+    return SecuredGateway(
+        url, SECURED_KEYS, SECURED_SECRET.encode(), stack.log_dir / "gateway-secured.log"
+    )

@@ -1,0 +1,155 @@
+"""The gateway as a hostile client meets it: real HTTP against a running keyed gateway.
+
+`secured` (tests/e2e/conftest.py) is a second gateway process on the embedded stack with two
+tenants' API keys; the stack's own gateway stays anonymous on loopback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from planwire.client import SessionClient, parse_sse
+from services.gateway import auth
+from tests.e2e.gathering import gather
+
+pytestmark = pytest.mark.e2e
+
+COMPLETE_TURNS = [
+    "Invoices arrive as PDF attachments in our Gmail inbox; pull the vendor and total out.",
+    "Every Monday morning post a digest of last week's invoices to Slack in #finance.",
+]
+
+
+def client(secured, tenant: str | None = None) -> httpx.AsyncClient:
+    headers = secured.headers(tenant) if tenant else {}
+    return httpx.AsyncClient(base_url=secured.url, headers=headers, timeout=30.0)
+
+
+async def new_session(secured, tenant: str) -> str:
+    async with client(secured, tenant) as http:
+        response = await http.post("/v1/sessions")
+        assert response.status_code == 201, response.text
+        return response.json()["session_id"]
+
+
+def routes(session_id: str) -> list[tuple[str, str, dict]]:
+    """Every tenant-scoped route: (method, path, json body)."""
+    return [
+        ("GET", f"/v1/sessions/{session_id}", {}),
+        ("POST", f"/v1/sessions/{session_id}/messages", {"json": {"text": "hello"}}),
+        ("GET", f"/v1/sessions/{session_id}/events", {}),
+        ("GET", "/v1/workflows/wf-does-not-matter", {}),
+    ]
+
+
+async def status_of(http: httpx.AsyncClient, method: str, path: str, kwargs: dict) -> int:
+    """The status of a request; a stream is closed as soon as its headers arrive."""
+    async with http.stream(method, path, **kwargs) as response:
+        if response.status_code >= 400:
+            body = await response.aread()
+            assert response.headers["content-type"].startswith("application/json"), body
+        return response.status_code
+
+
+async def test_every_route_needs_a_valid_key(secured):
+    session_id = await new_session(secured, "alpha")
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "Basic x"}):
+        async with httpx.AsyncClient(base_url=secured.url, headers=headers) as http:
+            assert (await http.post("/v1/sessions")).status_code == 401
+            for method, path, kwargs in routes(session_id):
+                assert await status_of(http, method, path, kwargs) == 401, (headers, path)
+
+
+async def test_another_tenants_session_is_a_404_on_every_route(secured):
+    session_id = await new_session(secured, "alpha")
+    async with client(secured, "beta") as beta:
+        for method, path, kwargs in routes(session_id):
+            assert await status_of(beta, method, path, kwargs) == 404, path
+    async with client(secured, "alpha") as alpha:
+        assert (await alpha.get(f"/v1/sessions/{session_id}")).status_code == 200
+
+
+async def test_a_saved_workflow_is_a_404_to_another_tenant(secured):
+    async with SessionClient(secured.url, api_key=secured.keys["alpha"]) as session:
+        state, _ = await gather(session, COMPLETE_TURNS)
+        assert state["phase"] == "confirming"
+        await session.say("Yes, that's everything. Please build it.")
+        done = await session.wait_for(lambda e: e.type == "workflow_completed", timeout_s=120)
+    workflow_id = done.data["workflow_id"]
+    async with client(secured, "alpha") as alpha, client(secured, "beta") as beta:
+        assert (await alpha.get(f"/v1/workflows/{workflow_id}")).status_code == 200
+        assert (await beta.get(f"/v1/workflows/{workflow_id}")).status_code == 404
+
+
+async def test_login_sets_a_cookie_every_route_accepts(secured):
+    async with client(secured, "alpha") as http:
+        login = await http.post("/auth/login")
+    assert login.status_code == 204
+    set_cookie = login.headers["set-cookie"]
+    assert set_cookie.startswith(f"{auth.COOKIE_NAME}=")
+    for attribute in ("HttpOnly", "SameSite=strict", "Path=/"):
+        assert attribute.lower() in set_cookie.lower(), set_cookie
+    assert secured.keys["alpha"] not in set_cookie
+    cookies = {auth.COOKIE_NAME: login.cookies[auth.COOKIE_NAME]}
+    async with httpx.AsyncClient(base_url=secured.url, cookies=cookies, timeout=30) as browser:
+        created = await browser.post("/v1/sessions")
+        assert created.status_code == 201
+        session_id = created.json()["session_id"]
+        assert (await browser.get(f"/v1/sessions/{session_id}")).status_code == 200
+        sent = await browser.post(
+            f"/v1/sessions/{session_id}/messages", json={"text": "Watch Gmail for invoices."}
+        )
+        assert sent.status_code == 202
+        async with browser.stream("GET", f"/v1/sessions/{session_id}/events") as stream:
+            assert stream.status_code == 200
+            async with asyncio.timeout(30):
+                async for event in parse_sse(stream.aiter_lines()):
+                    if event.type == "reply":
+                        break
+        logout = await browser.post("/auth/logout")
+        assert logout.status_code == 204 and 'planwire_auth=""' in logout.headers["set-cookie"]
+
+
+async def test_the_cookie_is_not_a_key_and_login_needs_a_key(secured):
+    token = auth.sign_token(secured.secret, "alpha", ttl_s=60)
+    async with httpx.AsyncClient(
+        base_url=secured.url, cookies={auth.COOKIE_NAME: token}
+    ) as browser:
+        assert (await browser.post("/auth/login")).status_code == 401
+    async with client(secured) as http:
+        assert (await http.post("/auth/login")).status_code == 401
+
+
+async def test_an_expired_or_forged_cookie_is_a_401(secured):
+    session_id = await new_session(secured, "alpha")
+    expired = auth.sign_token(secured.secret, "alpha", ttl_s=60, now=0)
+    forged = auth.sign_token(b"not the server's secret", "alpha", ttl_s=60)
+    beta_cookie = auth.sign_token(secured.secret, "beta", ttl_s=60)
+    for token, expected in ((expired, 401), (forged, 401), (beta_cookie, 404)):
+        async with httpx.AsyncClient(
+            base_url=secured.url, cookies={auth.COOKIE_NAME: token}
+        ) as browser:
+            for method, path, kwargs in routes(session_id)[:3]:
+                assert await status_of(browser, method, path, kwargs) == expected, (token, path)
+
+
+def test_the_gateway_refuses_an_open_bind_without_keys(stack):
+    env = {**stack.env, "PLANWIRE_HTTP_HOST": "0.0.0.0", "PLANWIRE_HTTP_PORT": "0"}
+    env.pop("PLANWIRE_API_KEYS", None)
+    env.pop("PLANWIRE_ALLOW_ANONYMOUS", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "services.gateway.main"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
+    )
+    assert result.returncode != 0
+    assert "refusing to serve 0.0.0.0 without API keys" in result.stderr
