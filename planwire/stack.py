@@ -35,6 +35,13 @@ EMBEDDED_CONSUMER_ENV = {
     "PLANWIRE_CONSUMER_SESSION_TIMEOUT_MS": "3000",
     "PLANWIRE_CONSUMER_HEARTBEAT_MS": "1000",
 }
+# The gateway's per-tenant rates are for a public door; the local stack plays evaluations
+# (`planwire eval`, four conversations at once) as the one anonymous tenant on loopback.
+EMBEDDED_LIMITS_ENV = {
+    "PLANWIRE_RATE_SESSIONS_PER_MIN": "1000",
+    "PLANWIRE_QUOTA_SESSIONS_PER_DAY": "100000",
+    "PLANWIRE_RATE_TURNS_PER_MIN": "6000",
+}
 # Beside a local model every core the plumbing idles on is taken from the model, and a turn
 # already waits seconds for it: a longer poll is worth more than 0.1 s of hop latency. Its
 # calls are slow under load (4 slots on 2 cores), and a timed-out call is computed twice.
@@ -252,6 +259,7 @@ class EmbeddedStack:
             "PLANWIRE_KAFKA_BOOTSTRAP": self.bootstrap,
             "PLANWIRE_REDIS_URL": self.redis_url,
             **overridable(EMBEDDED_CONSUMER_ENV),
+            **overridable(EMBEDDED_LIMITS_ENV),
             "PLANWIRE_HTTP_HOST": HOST,
             **model_env,
         }

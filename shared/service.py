@@ -111,7 +111,7 @@ class Service:
     @asynccontextmanager
     async def opened(self) -> AsyncIterator[Opened]:
         """Redis (and the model, for services that call one), closed on the way out."""
-        redis = make_redis(self.settings.redis_url)
+        redis = make_redis(self.settings.redis_url, self.settings.redis_max_connections)
         model = self.model(self.settings, redis) if self.model else None
         try:
             yield Opened(redis=redis, model=model)

@@ -12,6 +12,8 @@ class InfraSettings(BaseSettings):
 
     kafka_bootstrap: str = "127.0.0.1:9092"
     redis_url: str = "redis://127.0.0.1:6379/0"
+    # Connections one process may hold; more requests wait for one (shared/redis.py).
+    redis_max_connections: int = 64
     # Tansu does not wake long polls on new data: latency tracks this wait, so the
     # embedded stack sets it to a few milliseconds; a real Kafka can keep the default.
     fetch_max_wait_ms: int = 500

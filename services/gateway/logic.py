@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import secrets
@@ -17,14 +18,52 @@ class BadInput(ValueError):
 
 
 def validate_message(text: str) -> str:
-    """The message to forward: non-empty after trimming, at most 8 KB of UTF-8."""
+    """The message to forward: non-empty after trimming, at most 8 KB of UTF-8, no hidden text.
+
+    Control characters (other than tab and newlines) and bidirectional overrides are refused,
+    not stripped: they change what a reader or a model sees without showing themselves
+    ("Trojan Source"), and a client that sends them should learn so.
+    """
     stripped = text.strip()
     if not stripped:
         raise BadInput("message text is empty")
     size = len(stripped.encode())
     if size > MAX_MESSAGE_BYTES or len(stripped) > MAX_MESSAGE_CHARS:
         raise BadInput(f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
+    if found := HIDDEN.search(stripped):
+        rule = "no-bidi-controls" if found.group() in BIDI else "no-control-characters"
+        raise BadInput(
+            f"message contains U+{ord(found.group()):04X} at position {found.start()}; "
+            f"rule {rule}: control characters other than tab and newline, and bidirectional "
+            "overrides, are not accepted"
+        )
     return stripped
+
+
+# C0 and C1 controls except tab, LF, CR; DEL; bidi embeddings, overrides and isolates.
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+HIDDEN = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{BIDI}]")
+IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,128}$")
+PLAUSIBLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def idempotency_key(value: str | None) -> str | None:
+    """An Idempotency-Key header: 1 to 128 visible ASCII characters, or absent."""
+    if value is None:
+        return None
+    if not IDEMPOTENCY_KEY.match(value):
+        raise BadInput("Idempotency-Key must be 1 to 128 visible ASCII characters")
+    return value
+
+
+def plausible_id(value: str) -> bool:
+    """Whether a path id could name a session or workflow (others are a 404 without a lookup)."""
+    return bool(PLAUSIBLE_ID.match(value))
+
+
+def fingerprint(text: str) -> str:
+    """What identifies a message's content when a retry reuses its Idempotency-Key."""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def new_session_id() -> str:

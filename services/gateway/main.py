@@ -13,8 +13,10 @@ from pydantic_settings import SettingsConfigDict
 
 from planwire import topology
 from schemas.turn import TurnReceived
-from services.gateway import auth, handlers, routes
+from services.gateway import access, auth, handlers, routes
+from services.gateway.limits import BodyLimit, Limits, StreamSlots
 from services.gateway.metrics import phase_sampler
+from services.gateway.outbox import OutboxHub
 from services.gateway.store import SessionStore
 from shared.service import Service
 from shared.settings import InfraSettings
@@ -35,6 +37,14 @@ class Settings(InfraSettings):
     auth_secret: str = ""
     auth_token_ttl_s: int = 3600
     auth_cookie_secure: Literal["auto", "true", "false"] = "auto"
+    # Bounds (docs/security.md, "Limits"); rates are per tenant, shared by every replica.
+    max_body_bytes: int = 32 * 1024
+    rate_sessions_per_min: int = 30
+    quota_sessions_per_day: int = 2_000
+    rate_turns_per_min: int = 60
+    max_streams_per_tenant: int = 20
+    max_streams_total: int = 1_000
+    idempotency_ttl_s: int = 24 * 3600
     phase_sample_s: float = 15.0
 
 
@@ -58,6 +68,15 @@ async def lifespan(app: FastAPI):
         settings.auth_token_ttl_s,
     )
     app.state.cookie_secure = settings.auth_cookie_secure
+    app.state.limits = Limits(
+        settings.rate_sessions_per_min,
+        settings.quota_sessions_per_day,
+        settings.rate_turns_per_min,
+        settings.idempotency_ttl_s,
+    )
+    app.state.stream_slots = StreamSlots(
+        settings.max_streams_per_tenant, settings.max_streams_total
+    )
     async with service.opened() as opened:
         app.state.store, app.state.turns = (
             SessionStore(opened.redis, settings.session_ttl_s),
@@ -65,14 +84,18 @@ async def lifespan(app: FastAPI):
         )
         broker.context.set_global("store", app.state.store)
         await broker.start()
-        async with phase_sampler(opened.redis, settings.phase_sample_s):
+        async with (
+            OutboxHub(opened.redis).running() as app.state.outbox_hub,
+            phase_sampler(app.state.store, settings.phase_sample_s),
+        ):
             yield
         await broker.stop()
 
 
 app = FastAPI(title="planwire gateway", version="1.0.0", lifespan=lifespan)
 app.include_router(routes.router)
-app.include_router(routes.auth_router)
+app.include_router(access.router)
+app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
 app.mount("/metrics", make_asgi_app(REGISTRY))
 
 

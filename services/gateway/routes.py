@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from schemas.turn import Phase, TurnReceived
-from services.gateway import auth, logic
-from services.gateway.metrics import SESSIONS_CREATED, TURNS
-from services.gateway.store import SessionStore
+from services.gateway import logic
+from services.gateway.access import tenant_of
+from services.gateway.limits import Limits, Refusal
+from services.gateway.metrics import REFUSED, SESSIONS_CREATED, TURNS
+from services.gateway.store import SessionStore, outbox_key
 
 router = APIRouter(prefix="/v1")
-auth_router = APIRouter(prefix="/auth")
-KEEPALIVE_MS = 15_000
+KEEPALIVE_S = 15.0
 OPEN_PHASES = {Phase.GATHERING, Phase.CONFIRMING}
 
 
@@ -31,47 +33,108 @@ def store_of(request: Request) -> SessionStore:
     return request.app.state.store
 
 
-def tenant_of(request: Request) -> str:
-    """The caller's tenant: every route resolves it here, from the bearer key or the cookie."""
-    authenticator: auth.Authenticator = request.app.state.auth
+def limits_of(request: Request) -> Limits:
+    return request.app.state.limits
+
+
+def refused(refusal: Refusal) -> HTTPException:
+    """A 429/503 with Retry-After, counted by reason."""
+    REFUSED.labels(str(refusal.status)).inc()
+    return HTTPException(
+        refusal.status, refusal.detail, headers={"Retry-After": str(refusal.retry_after_s)}
+    )
+
+
+async def within_rate(store: SessionStore, tenant: str, what: str, limit: int, period_s: int):
+    """Count one request against a tenant's window; 429 with Retry-After when over it."""
+    if (wait := await store.hit(tenant, what, limit, period_s)) is not None:
+        raise refused(Refusal(429, f"over {limit} {what} per {period_s} s for this tenant", wait))
+
+
+def idempotency_key(idempotency_key: str | None = Header(default=None)) -> str | None:
+    """The request's Idempotency-Key header, checked (422 when malformed)."""
     try:
-        return authenticator.tenant(
-            request.headers.get("authorization"), request.cookies.get(auth.COOKIE_NAME)
-        )
-    except auth.Unauthorized as exc:
-        raise HTTPException(401, str(exc), headers={"WWW-Authenticate": "Bearer"}) from exc
+        return logic.idempotency_key(idempotency_key)
+    except logic.BadInput as exc:
+        raise HTTPException(422, str(exc)) from exc
 
 
 async def owned_session(
     session_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
 ) -> str:
     """The session id if it exists and belongs to the caller; 404 otherwise (no existence leak)."""
-    if await store.tenant(session_id) != tenant:
-        raise HTTPException(404, f"no session {session_id}")
+    if not logic.plausible_id(session_id) or await store.tenant(session_id) != tenant:
+        raise HTTPException(404, "no session with that id")
     return session_id
 
 
 @router.post("/sessions", status_code=201)
 async def create_session(
-    tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
+    request: Request,
+    tenant: str = Depends(tenant_of),
+    key: str | None = Depends(idempotency_key),
 ) -> dict:
-    """Start a conversation."""
-    session_id = logic.new_session_id()
-    await store.create(session_id, tenant)
+    """Start a conversation (an Idempotency-Key makes a retried request the same session)."""
+    store, limits = store_of(request), limits_of(request)
+    answer = {"session_id": logic.new_session_id(), "phase": Phase.GATHERING}
+    if key and (earlier := await store.remember(f"t.{tenant}", key, answer, limits.idem_ttl_s)):
+        return earlier
+    try:
+        await within_rate(store, tenant, "sessions", limits.sessions_per_min, 60)
+        await within_rate(store, tenant, "sessions-daily", limits.sessions_per_day, 86_400)
+        await store.create(answer["session_id"], tenant)
+    except BaseException:
+        if key:
+            await store.forget(f"t.{tenant}", key)
+        raise
     SESSIONS_CREATED.inc()
-    return {"session_id": session_id, "phase": Phase.GATHERING}
+    return answer
 
 
 @router.post("/sessions/{session_id}/messages", status_code=202)
 async def post_message(
-    body: MessageIn, request: Request, session_id: str = Depends(owned_session)
+    body: MessageIn,
+    request: Request,
+    session_id: str = Depends(owned_session),
+    tenant: str = Depends(tenant_of),
+    key: str | None = Depends(idempotency_key),
 ) -> dict:
-    """Accept a user message; the reply arrives on the event stream."""
+    """Accept a user message; the reply arrives on the event stream.
+
+    With an Idempotency-Key a retried request is the same turn: the first answer is returned
+    again and nothing is published twice (a different text under the same key is a 422).
+    """
     try:
         text = logic.validate_message(body.text)
     except logic.BadInput as exc:
         raise HTTPException(422, str(exc)) from exc
-    store = store_of(request)
+    store, limits = store_of(request), limits_of(request)
+    answer = {"turn_id": logic.new_turn_id(), "event_id": str(uuid.uuid4())}
+    record = {**answer, "fingerprint": logic.fingerprint(text)}
+    if key and (earlier := await store.remember(f"s.{session_id}", key, record, limits.idem_ttl_s)):
+        if earlier.pop("fingerprint") != record["fingerprint"]:
+            raise HTTPException(422, "this Idempotency-Key was used with a different message")
+        return earlier
+    try:
+        await accept_turn(request, store, limits, tenant, session_id, text, answer)
+    except BaseException:
+        if key:
+            await store.forget(f"s.{session_id}", key)
+        raise
+    return answer
+
+
+async def accept_turn(
+    request: Request,
+    store: SessionStore,
+    limits: Limits,
+    tenant: str,
+    session_id: str,
+    text: str,
+    answer: dict,
+) -> None:
+    """Rate-limit, check the phase, number the turn and publish it."""
+    await within_rate(store, tenant, "turns", limits.turns_per_min, 60)
     phase = await store.phase(session_id)
     if phase not in OPEN_PHASES:
         raise HTTPException(
@@ -79,11 +142,15 @@ async def post_message(
         )
     seq = await store.next_turn(session_id)
     event = TurnReceived(
-        session_id=session_id, turn_id=logic.new_turn_id(), text=text, turn_seq=seq
+        event_id=uuid.UUID(answer["event_id"]),
+        session_id=session_id,
+        turn_id=answer["turn_id"],
+        text=text,
+        turn_seq=seq,
     )
     await request.app.state.turns.publish(event, key=event.key())
+    await store.touch(session_id)
     TURNS.inc()
-    return {"turn_id": event.turn_id, "event_id": str(event.event_id)}
 
 
 @router.get("/sessions/{session_id}")
@@ -97,74 +164,60 @@ async def get_workflow(
     workflow_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
 ) -> dict:
     """The saved workflow document (the caller's tenant only)."""
-    found = await store.workflow(workflow_id)
+    found = await store.workflow(workflow_id) if logic.plausible_id(workflow_id) else None
     if not found or await store.tenant(found[0]) != tenant:
-        raise HTTPException(404, f"no workflow {workflow_id}")
+        raise HTTPException(404, "no workflow with that id")
     return found[1]
+
+
+class HeldStream(StreamingResponse):
+    """A streaming response that gives its stream slot back however it ends."""
+
+    def __init__(self, frames: AsyncIterator[str], release) -> None:
+        super().__init__(
+            frames,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+        self.release = release
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.release()
 
 
 @router.get("/sessions/{session_id}/events")
 async def stream_events(
     request: Request,
     session_id: str = Depends(owned_session),
+    tenant: str = Depends(tenant_of),
     last_event_id: str | None = Header(default=None),
 ) -> StreamingResponse:
     """Server-Sent Events of replies and progress; resumes after Last-Event-ID."""
     after = logic.resume_point(last_event_id or request.query_params.get("after"))
-    frames = sse_frames(request, store_of(request), session_id, after)
-    return StreamingResponse(
-        frames,
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    slots = request.app.state.stream_slots
+    if refusal := slots.refusal(tenant):
+        raise refused(refusal)
+    release = slots.take(tenant)
+    await store_of(request).touch(session_id)
+    return HeldStream(sse_frames(request, session_id, after), release)
 
 
-async def sse_frames(
-    request: Request, store: SessionStore, session_id: str, after: str
-) -> AsyncIterator[str]:
-    """Read the session's stream until the client goes away; comments keep proxies open."""
+async def sse_frames(request: Request, session_id: str, after: str) -> AsyncIterator[str]:
+    """Read the session's stream until the client goes away; comments keep proxies open.
+
+    The read never blocks a Redis connection: the process's one shared reader wakes it.
+    """
+    store, hub = store_of(request), request.app.state.outbox_hub
     yield ": connected\n\n"
-    while not await request.is_disconnected():
-        events = await store.read_outbound(session_id, after, KEEPALIVE_MS)
-        if not events:
-            yield ": keep-alive\n\n"
-        for entry_id, event_type, data in events:
-            after = entry_id
-            yield logic.sse_frame(entry_id, event_type, data)
-
-
-@auth_router.post("/login", status_code=204)
-async def login(request: Request) -> Response:
-    """Trade a bearer key (never a cookie) for a short-lived signed cookie, for pages."""
-    authenticator: auth.Authenticator = request.app.state.auth
-    try:
-        tenant = authenticator.tenant(request.headers.get("authorization"), None)
-    except auth.Unauthorized as exc:
-        raise HTTPException(401, str(exc), headers={"WWW-Authenticate": "Bearer"}) from exc
-    response = Response(status_code=204)
-    response.set_cookie(
-        auth.COOKIE_NAME,
-        authenticator.login_token(tenant),
-        max_age=authenticator.token_ttl_s,
-        httponly=True,
-        samesite="strict",
-        secure=cookie_secure(request),
-        path="/",
-    )
-    return response
-
-
-@auth_router.post("/logout", status_code=204)
-async def logout(request: Request) -> Response:
-    """Clear the auth cookie (it stays valid until its expiry if a copy was kept)."""
-    response = Response(status_code=204)
-    response.delete_cookie(
-        auth.COOKIE_NAME, httponly=True, samesite="strict", secure=cookie_secure(request), path="/"
-    )
-    return response
-
-
-def cookie_secure(request: Request) -> bool:
-    """`Secure` when configured so, or ("auto") when the request came over https."""
-    setting = request.app.state.cookie_secure
-    return request.url.scheme == "https" if setting == "auto" else setting == "true"
+    async with hub.watch(outbox_key(session_id), after) as watch:
+        while not await request.is_disconnected():
+            watch.woken.clear()  # before the read, so an entry added after it still wakes us
+            events = await store.read_outbound(session_id, after)
+            for entry_id, event_type, data in events:
+                after = entry_id
+                yield logic.sse_frame(entry_id, event_type, data)
+            if not events and not await watch.wait(KEEPALIVE_S):
+                yield ": keep-alive\n\n"

@@ -6,11 +6,14 @@ client's connection reads it, and a reconnecting client resumes after its Last-E
 
 from __future__ import annotations
 
+import hashlib
 import json
+import time
 
 from redis.asyncio import Redis
 
 from schemas.turn import ChatMessage, Notes, Phase
+from services.gateway.limits import window
 from shared.model.usage import usage_view
 from shared.redis import session_key
 
@@ -23,6 +26,15 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 return id
 """
 STREAM_MAXLEN = 10_000
+# One fixed-window counter: count this hit, start the window's clock on the first one.
+_HIT = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return n
+"""
+# Sessions recently active, newest last: what the phase gauge samples instead of a SCAN.
+RECENT_KEY = "pw:sessions:recent"
+RECENT_MAX = 10_000
 
 
 class SessionStore:
@@ -37,6 +49,48 @@ class SessionStore:
             pipe.set(session_key(session_id, "tenant"), tenant, ex=self.ttl_s)
             pipe.set(session_key(session_id, "phase"), Phase.GATHERING, ex=self.ttl_s)
             await pipe.execute()
+        await self.touch(session_id)
+
+    async def touch(self, session_id: str) -> None:
+        """Activity: the gateway's session records live another TTL, and the session is recent.
+
+        Every other record is refreshed by its owner when it writes (trimmer, annotator, ...).
+        """
+        now = time.time()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in (
+                session_key(session_id, "tenant"),
+                session_key(session_id, "phase"),
+                session_key(session_id, "turns"),
+                session_key(session_id, "outbox"),
+                session_key(session_id, "outbox", "ids"),
+            ):
+                pipe.expire(key, self.ttl_s)
+            pipe.zadd(RECENT_KEY, {session_id: now})
+            pipe.zremrangebyscore(RECENT_KEY, "-inf", now - self.ttl_s)
+            pipe.zremrangebyrank(RECENT_KEY, 0, -RECENT_MAX - 1)
+            await pipe.execute()
+
+    async def recent_sessions(self, limit: int = RECENT_MAX) -> list[str]:
+        """Ids of the sessions active within the TTL, newest first, at most `limit`."""
+        return await self.redis.zrevrange(RECENT_KEY, 0, limit - 1)
+
+    async def hit(self, tenant: str, kind: str, limit: int, period_s: int) -> int | None:
+        """Count one `kind` request of `tenant`; seconds until allowed again when over `limit`."""
+        index, left = window(time.time(), period_s)
+        key = f"pw:rate:{{{tenant}}}:{kind}:{index}"
+        count = int(await self.redis.eval(_HIT, 1, key, period_s + 1))
+        return left if count > limit else None
+
+    async def remember(self, scope: str, key: str, record: dict, ttl_s: int) -> dict | None:
+        """Store `record` under an Idempotency-Key unless one is there; returns the earlier one."""
+        name = f"pw:idem:{{{scope}}}:{hashlib.sha256(key.encode()).hexdigest()}"
+        earlier = await self.redis.set(name, json.dumps(record), nx=True, ex=ttl_s, get=True)
+        return json.loads(earlier) if earlier else None
+
+    async def forget(self, scope: str, key: str) -> None:
+        """Drop an Idempotency-Key whose request failed, so a retry runs again."""
+        await self.redis.delete(f"pw:idem:{{{scope}}}:{hashlib.sha256(key.encode()).hexdigest()}")
 
     async def next_turn(self, session_id: str) -> int:
         """The next turn's position in the session."""
@@ -91,18 +145,19 @@ class SessionStore:
         self, session_id: str, event_id: str, event_type: str, data: dict
     ) -> str | None:
         """Append an outbound event once; None when it was already appended."""
-        keys = (session_key(session_id, "outbox"), session_key(session_id, "outbox", "ids"))
+        keys = (outbox_key(session_id), session_key(session_id, "outbox", "ids"))
         args = (event_id, event_type, json.dumps(data, default=str), self.ttl_s, STREAM_MAXLEN)
         return await self.redis.eval(_XADD_ONCE, 2, *keys, *args)
 
-    async def read_outbound(
-        self, session_id: str, after: str, block_ms: int
-    ) -> list[tuple[str, str, dict]]:
-        """Events after stream id `after`, waiting up to `block_ms` for the first one."""
-        reply = await self.redis.xread(
-            {session_key(session_id, "outbox"): after}, count=100, block=block_ms
-        )
+    async def read_outbound(self, session_id: str, after: str) -> list[tuple[str, str, dict]]:
+        """Events after stream id `after`, without waiting (`outbox.OutboxHub` waits)."""
+        reply = await self.redis.xread({outbox_key(session_id): after}, count=100)
         entries = reply[0][1] if reply else []
         return [
             (entry_id, fields["type"], json.loads(fields["data"])) for entry_id, fields in entries
         ]
+
+
+def outbox_key(session_id: str) -> str:
+    """The session's outbound event stream."""
+    return session_key(session_id, "outbox")

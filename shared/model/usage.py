@@ -20,8 +20,16 @@ TOTALS = ("prompt_tokens", "completion_tokens")
 ROLE_PREFIX = "role:"  # per-role fields: `role:<role>:prompt_tokens`
 
 
-async def record_usage(redis: Redis, session_id: str, role: str, result: ModelResult) -> None:
-    """Add one call's tokens to the session's running totals and to its role's."""
+DEFAULT_TTL_S = 30 * 24 * 3600
+
+
+async def record_usage(
+    redis: Redis, session_id: str, role: str, result: ModelResult, ttl_s: int = DEFAULT_TTL_S
+) -> None:
+    """Add one call's tokens to the session's running totals and to its role's.
+
+    The hash lives as long as the session's other records: each call refreshes its TTL.
+    """
     if not (result.prompt_tokens or result.completion_tokens):
         return
     key = session_key(session_id, "usage")
@@ -30,6 +38,7 @@ async def record_usage(redis: Redis, session_id: str, role: str, result: ModelRe
         for field, tokens in counts.items():
             pipe.hincrby(key, field, tokens)
             pipe.hincrby(key, f"{ROLE_PREFIX}{role}:{field}", tokens)
+        pipe.expire(key, ttl_s)
         await pipe.execute()
 
 
@@ -46,8 +55,8 @@ def usage_view(fields: dict[str, str]) -> dict:
 class UsageRecordingModel:
     """A ModelPort that charges every call's tokens to the bound session (built once per service)."""
 
-    def __init__(self, inner: ModelPort, redis: Redis) -> None:
-        self.inner, self.redis = inner, redis
+    def __init__(self, inner: ModelPort, redis: Redis, ttl_s: int = DEFAULT_TTL_S) -> None:
+        self.inner, self.redis, self.ttl_s = inner, redis, ttl_s
         self.name = inner.name
 
     def __getattr__(self, attribute: str):
@@ -66,7 +75,7 @@ class UsageRecordingModel:
         result = await self.inner.structured(role, messages, schema, fallback=fallback, **options)
         session_id = current_session()
         if session_id is not None:
-            await record_usage(self.redis, session_id, role, result)
+            await record_usage(self.redis, session_id, role, result, self.ttl_s)
         return result
 
     async def aclose(self) -> None:
@@ -76,4 +85,5 @@ class UsageRecordingModel:
 
 def recorded_model(settings, redis: Redis) -> UsageRecordingModel:
     """The service's model port from its settings, charging every call to the bound session."""
-    return UsageRecordingModel(build_model(settings), redis)
+    ttl_s = getattr(settings, "session_ttl_s", DEFAULT_TTL_S)
+    return UsageRecordingModel(build_model(settings), redis, ttl_s)

@@ -34,13 +34,22 @@ class SecuredGateway:
         return {"Authorization": f"Bearer {self.keys[tenant]}"}
 
 
-SECURED_KEYS = {"alpha": "key-alpha-" + "a" * 24, "beta": "key-beta-" + "b" * 24}
+SECURED_KEYS = {
+    name: f"key-{name}-" + name[0] * 24
+    for name in ("alpha", "beta", "gamma", "delta", "epsilon", "fuzz")
+}
 SECURED_SECRET = "test-secret-" + "s" * 32
 # Low limits so the tests reach them in a few requests; tests/e2e/test_security.py reads these.
 SECURED_ENV = {
     "PLANWIRE_API_KEYS": json.dumps({key: tenant for tenant, key in SECURED_KEYS.items()}),
     "PLANWIRE_AUTH_SECRET": SECURED_SECRET,
     "PLANWIRE_AUTH_TOKEN_TTL_S": "60",
+    "PLANWIRE_MAX_BODY_BYTES": "16384",
+    "PLANWIRE_RATE_SESSIONS_PER_MIN": "12",
+    "PLANWIRE_QUOTA_SESSIONS_PER_DAY": "1000",
+    "PLANWIRE_RATE_TURNS_PER_MIN": "10",
+    "PLANWIRE_MAX_STREAMS_PER_TENANT": "3",
+    "PLANWIRE_MAX_STREAMS_TOTAL": "6",
 }
 
 

@@ -7,6 +7,7 @@ tenants' API keys; the stack's own gateway stays anonymous on loopback.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -153,3 +154,120 @@ def test_the_gateway_refuses_an_open_bind_without_keys(stack):
     )
     assert result.returncode != 0
     assert "refusing to serve 0.0.0.0 without API keys" in result.stderr
+
+
+async def test_a_body_over_the_limit_is_a_413_before_it_is_parsed(secured):
+    session_id = await new_session(secured, "alpha")
+    path = f"/v1/sessions/{session_id}/messages"
+    big = b'{"text": "' + b"x" * 40_000 + b'"}'
+
+    async def chunks():
+        for start in range(0, len(big), 4096):
+            yield big[start : start + 4096]
+
+    async with client(secured, "alpha") as http:
+        declared = await http.post(path, content=big, headers={"content-type": "application/json"})
+        streamed = await http.post(
+            path, content=chunks(), headers={"content-type": "application/json"}
+        )
+        not_json = await http.post(path, content=b"x" * 40_000)
+    for response in (declared, streamed, not_json):
+        assert response.status_code == 413, response.text
+        assert "over 16384 bytes" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("pay the invoice\x00now", "no-control-characters"),
+        ("\x1b[2Jcleared screen", "no-control-characters"),
+        ("send to slack \u202egnp.exe", "no-bidi-controls"),
+        ("isolated \u2066text\u2069", "no-bidi-controls"),
+    ],
+)
+async def test_hidden_characters_are_a_422_naming_the_rule(secured, text, rule):
+    session_id = await new_session(secured, "alpha")
+    async with client(secured, "alpha") as http:
+        response = await http.post(f"/v1/sessions/{session_id}/messages", json={"text": text})
+    assert response.status_code == 422
+    assert rule in response.json()["detail"]
+
+
+async def test_turns_over_the_rate_get_429_with_retry_after(secured):
+    session_id = await new_session(secured, "gamma")
+    async with client(secured, "gamma") as http:
+        statuses = []
+        for n in range(11):  # the secured gateway allows 10 turns a minute per tenant
+            response = await http.post(
+                f"/v1/sessions/{session_id}/messages", json={"text": f"note {n}: tell me more"}
+            )
+            statuses.append(response.status_code)
+    assert statuses[-1] == 429 and 202 in statuses, statuses
+    assert 1 <= int(response.headers["retry-after"]) <= 60
+    assert "per 60 s" in response.json()["detail"]
+
+
+async def test_sessions_over_the_rate_get_429_with_retry_after(secured):
+    async with client(secured, "epsilon") as http:
+        statuses = [(await http.post("/v1/sessions")).status_code for _ in range(13)]
+        last = await http.post("/v1/sessions")
+    assert statuses[:12] == [201] * 12 or 429 in statuses, statuses  # a window may roll over
+    assert last.status_code == 429 and int(last.headers["retry-after"]) >= 1
+
+
+async def test_a_retried_post_with_an_idempotency_key_is_one_turn(secured):
+    async with SessionClient(secured.url, api_key=secured.keys["alpha"]) as session:
+        path = f"/v1/sessions/{session.session_id}/messages"
+        body, key = {"text": "Watch Gmail for invoices."}, {"Idempotency-Key": "retry-1"}
+        first = await session.http.post(path, json=body, headers=key)
+        again = await session.http.post(path, json=body, headers=key)
+        assert first.status_code == again.status_code == 202
+        assert first.json() == again.json()
+        turn_id = first.json()["turn_id"]
+        await session.wait_for(lambda e: e.type == "reply" and e.data["turn_id"] == turn_id)
+        other = await session.http.post(path, json={"text": "something else"}, headers=key)
+        assert other.status_code == 422 and "Idempotency-Key" in other.json()["detail"]
+        await asyncio.sleep(1.0)  # a duplicate turn, had there been one, would be noted by now
+        state = await session.state()
+    users = [m for m in state["transcript"] if m["role"] == "user"]
+    assert len(users) == 1, users
+    assert len([e for e in session.seen if e.type == "reply"]) == 1
+
+
+async def test_a_retried_session_create_with_an_idempotency_key_is_one_session(secured):
+    async with client(secured, "beta") as http:
+        key = {"Idempotency-Key": "create-1"}
+        first = await http.post("/v1/sessions", headers=key)
+        again = await http.post("/v1/sessions", headers=key)
+    assert first.status_code == 201 and again.status_code == 201
+    assert first.json()["session_id"] == again.json()["session_id"]
+
+
+async def test_streams_over_the_caps_get_429_then_503(secured):
+    """3 streams per tenant and 6 in all on the secured gateway."""
+    opened: list = []
+    async with contextlib.AsyncExitStack() as exits:
+
+        async def open_stream(tenant: str) -> httpx.Response:
+            http = await exits.enter_async_context(client(secured, tenant))
+            session_id = await new_session(secured, tenant)
+            response = await exits.enter_async_context(
+                http.stream("GET", f"/v1/sessions/{session_id}/events")
+            )
+            opened.append(response)
+            return response
+
+        delta = [await open_stream("delta") for _ in range(4)]
+        assert [r.status_code for r in delta] == [200, 200, 200, 429]
+        assert int(delta[-1].headers["retry-after"]) >= 1
+        epsilon = [await open_stream("epsilon") for _ in range(3)]
+        assert [r.status_code for r in epsilon] == [200, 200, 200]
+        over = await open_stream("gamma")
+        assert over.status_code == 503 and int(over.headers["retry-after"]) >= 1
+    await asyncio.sleep(0.5)  # closed streams give their slots back
+    fresh = await new_session(secured, "delta")
+    async with (
+        client(secured, "delta") as http,
+        http.stream("GET", f"/v1/sessions/{fresh}/events") as stream,
+    ):
+        assert stream.status_code == 200

@@ -1,0 +1,96 @@
+"""One blocking Redis read per gateway process for every open event stream.
+
+A stream used to hold its own blocking `XREAD` (and so its own Redis connection) for as long
+as the client stayed connected: enough clients took every connection. Now each stream reads
+its backlog without blocking, then waits on an `asyncio.Event`; one task per process blocks
+on a single `XREAD` over every watched stream and wakes the streams that got entries.
+
+No entry is missed: a stream clears its event *before* reading, and the hub starts watching
+a new stream key from the id the stream last read, so an entry added in between is found.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from redis.asyncio import Redis
+
+log = logging.getLogger("planwire.gateway")
+
+
+class Watch:
+    """One open stream's wake-up signal."""
+
+    def __init__(self, key: str) -> None:
+        self.key, self.woken = key, asyncio.Event()
+
+    async def wait(self, timeout_s: float) -> bool:
+        """True when woken, False after `timeout_s` with nothing new."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout_s):
+                await self.woken.wait()
+                return True
+        return False
+
+
+class OutboxHub:
+    """Fans one `XREAD BLOCK` out to every stream open on this process."""
+
+    def __init__(self, redis: Redis, block_ms: int = 250) -> None:
+        self.redis, self.block_ms = redis, block_ms
+        self.watches: dict[str, set[Watch]] = {}
+        self.cursors: dict[str, str] = {}
+        self.changed = asyncio.Event()
+
+    @contextlib.asynccontextmanager
+    async def watch(self, key: str, after: str) -> AsyncIterator[Watch]:
+        """Be woken when `key` gets an entry after `after`, until the block exits."""
+        watch = Watch(key)
+        if key not in self.watches:
+            self.watches[key], self.cursors[key] = set(), after
+        self.watches[key].add(watch)
+        self.changed.set()
+        try:
+            yield watch
+        finally:
+            self.watches[key].discard(watch)
+            if not self.watches[key]:
+                del self.watches[key], self.cursors[key]
+
+    async def run(self) -> None:
+        """Read until cancelled; a failed read is logged and retried after a pause."""
+        while True:
+            if not self.watches:
+                self.changed.clear()
+                await self.changed.wait()
+                continue
+            try:
+                await self._read_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("shared outbox read failed")
+                await asyncio.sleep(1.0)
+
+    async def _read_once(self) -> None:
+        # Every watched key in one call: their number is bounded by the stream caps.
+        reply = await self.redis.xread(dict(self.cursors), count=100, block=self.block_ms)
+        for key, entries in reply or []:
+            if key in self.cursors and entries:
+                self.cursors[key] = entries[-1][0]
+                for watch in self.watches.get(key, ()):
+                    watch.woken.set()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[OutboxHub]:
+        """Run the reader for the lifetime of the app."""
+        task = asyncio.create_task(self.run())
+        try:
+            yield self
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
