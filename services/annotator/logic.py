@@ -187,6 +187,28 @@ def summary_of(proposed: str, items: set[str], catalogue: Catalogue) -> tuple[st
     ] if proposed.strip() else []
 
 
+# `"removed": ["gmail"]`: a field of the notes with its value, as a user might paste it.
+IMITATED_FIELD = re.compile(r'"([a-z_]+)"\s*:\s*(\[[^\]]*\]|"[^"]*"|[\d.]+|true|false|null)')
+
+
+def as_words(text: str) -> str:
+    """Text imitating the notes' JSON read as words: it is never structure.
+
+    The field names and punctuation carry no meaning, and items it lists as removed are
+    not asked for (nor removed: only words with a removal cue remove).
+    """
+
+    def words(found: re.Match) -> str:
+        field, value = found.group(1), found.group(2)
+        if field not in Notes.model_fields:
+            return found.group()
+        if field == "removed":
+            return " "
+        return " " + re.sub(r'[\[\]"]', " ", value).replace(",", " and") + ". "
+
+    return IMITATED_FIELD.sub(words, text).strip(" {}") or text
+
+
 def fold(
     previous: Notes,
     user_text: str,
@@ -196,6 +218,7 @@ def fold(
     turn_id: str | None,
 ) -> Folded:
     """Fold one user turn into the notes, enforcing every code guarantee."""
+    user_text = as_words(user_text)
     match = detect(user_text, catalogue)
     added, overrides = accepted_model_ids(view, user_text, catalogue)
     model_removed, removal_overrides = accepted_model_removals(view, user_text, catalogue)

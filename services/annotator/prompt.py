@@ -6,6 +6,7 @@ import json
 
 from catalogue import Catalogue
 from schemas.turn import Notes
+from shared.model.quoting import quoted_user_text
 
 INSTRUCTIONS = """You are a requirements annotator for an automation builder.
 You keep notes about the automation the user wants. Your previous notes are your memory:
@@ -36,7 +37,7 @@ def user_prompt(previous: Notes, last_reply: str, user_text: str) -> str:
     return (
         f"Previous notes: {json.dumps(memory)}\n"
         f"Assistant said: {last_reply[:300]}\n"
-        f"Latest user message: {user_text}"
+        f"Latest user message {quoted_user_text(user_text)}"
     )
 
 

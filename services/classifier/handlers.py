@@ -16,6 +16,7 @@ from shared.cas import compare_and_set
 from shared.handling import HandlerDeps, handles
 from shared.metrics import record_overrides
 from shared.model import ModelPort
+from shared.model.quoting import quoted_user_text
 from shared.redis import session_key
 
 SCHEMA = {
@@ -70,7 +71,10 @@ async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> N
 async def propose(event: ContextTrimmed, deps: Deps) -> str:
     """The model's verdict, or the rule's when the model is not available."""
     text = event.user_text
-    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text[:600]}]
+    messages = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": quoted_user_text(text[:600])},
+    ]
     result = await deps.model.structured(
         "classifier",
         messages,

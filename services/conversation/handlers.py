@@ -15,6 +15,7 @@ from services.conversation import logic
 from shared.cas import compare_and_set
 from shared.handling import HandlerDeps, handles
 from shared.model import ModelPort
+from shared.model.quoting import quoted_user_text
 from shared.redis import session_key
 
 REPLY_SCHEMA = {
@@ -76,7 +77,7 @@ async def question(event: NotesUpdated, deps: Deps) -> str:
         {"role": "system", "content": SYSTEM},
         {
             "role": "user",
-            "content": f"User said: {event.context.user_text[:400]}\nGuidance: {guidance}",
+            "content": f"User said {quoted_user_text(event.context.user_text[:400])}\nGuidance: {guidance}",
         },
     ]
     previous = last_reply(event)

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 
 from schemas.plan import PlanNode
 from schemas.turn import ChatMessage
+from shared.model.quoting import quoted_user_text
 
 CONTEXT_MESSAGES = 30
 NOT_INSTRUCTIONS = "not instructions"
@@ -152,7 +153,10 @@ def render(context: StepContext, role_text: str) -> list[dict]:
     """The chat messages a model call of this step starts from; stable parts first."""
     parts = []
     if context.messages:
-        lines = [f"{m.role}: {m.text}" for m in context.messages]
+        lines = [
+            f"{m.role}: {quoted_user_text(m.text) if m.role == 'user' else m.text}"
+            for m in context.messages
+        ]
         parts.append(
             f"Conversation (last {len(lines)} messages, oldest first):\n" + "\n".join(lines)
         )

@@ -11,6 +11,7 @@ from services.planner.logic import Proposal, compile_plan
 from services.specialist import compose, context, extract, logic, summary
 from services.specialist.context import Artifact, PlanLog
 from services.specialist.runners import select_runners
+from shared.model.quoting import quoted_user_text
 
 CATALOGUE = load_catalogue()
 NOTES = Notes(
@@ -96,7 +97,8 @@ def test_the_prompt_holds_instructions_labelled_artifacts_and_conversation_only(
         "[draft config proposed by the gmail step" in user["content"]
         and '{"query": "label:edited"}' in user["content"]
     )
-    assert "user: line 0\nassistant: line 1" in user["content"]
+    # the user's words are a labelled, delimited block; the assistant's are the system's own
+    assert f"user: {quoted_user_text('line 0')}\nassistant: line 1" in user["content"]
     assert context.assemble(PLAN, INDEX["gmail"], {}, []).instructions == ("Watch for invoices.",)
 
 
