@@ -140,6 +140,20 @@ def bench(
 
 
 @app.command()
+def load(
+    streams: int = typer.Option(150, help="Event streams to try to open (two tenants)."),
+    turns: int = typer.Option(60, help="Messages one tenant posts at once."),
+    cap: int = typer.Option(50, help="Streams allowed per tenant."),
+    total: int = typer.Option(100, help="Streams allowed in all."),
+    rate: int = typer.Option(30, help="Turns allowed per tenant a minute."),
+) -> None:
+    """Print what the gateway's limits do under load on the embedded stack (docs/security.md)."""
+    from planwire.load import run_load
+
+    run_load(streams, turns, cap, total, rate)
+
+
+@app.command()
 def docs(
     out: Path = typer.Option(Path("docs/asyncapi"), help="Where to write the documents."),
 ) -> None:

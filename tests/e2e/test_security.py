@@ -271,3 +271,19 @@ async def test_streams_over_the_caps_get_429_then_503(secured):
         http.stream("GET", f"/v1/sessions/{fresh}/events") as stream,
     ):
         assert stream.status_code == 200
+
+
+async def test_keys_secrets_and_message_bodies_stay_out_of_the_logs(secured, stack):
+    """Every process's log at the default level, after a turn carrying a recognisable text."""
+    canary = "canary-4f1c9e watch Gmail for invoices"
+    async with SessionClient(secured.url, api_key=secured.keys["alpha"]) as session:
+        await session.say(canary)
+        async with client(secured, "alpha") as http:
+            login = await http.post("/auth/login")
+    cookie = login.cookies[auth.COOKIE_NAME]
+    logs = {p.name: p.read_text(errors="replace") for p in stack.log_dir.glob("*.log")}
+    assert "gateway-secured.log" in logs
+    secrets = [*secured.keys.values(), secured.secret.decode(), cookie, "canary-4f1c9e"]
+    for name, text in logs.items():
+        for secret in secrets:
+            assert secret not in text, f"{secret[:12]}… appears in {name}"
