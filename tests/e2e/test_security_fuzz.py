@@ -126,10 +126,13 @@ def test_random_requests_get_a_json_4xx_never_a_5xx(
     ident = targets.get(session, session)
     url = secured.url + path.replace("{id}", quote(ident, safe=""))
     headers, cookies = auth_headers(secured, auth_kind, header_text)
-    headers = {**extra, **headers}
+    if cookies:
+        extra["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
+    # Raw latin-1 bytes: httpx would refuse non-ASCII text, and the server must meet it too.
+    headers = {k: v.strip().encode("latin-1") for k, v in {**extra, **headers}.items()}
     try:
         with (
-            httpx.Client(cookies=cookies, timeout=30) as http,
+            httpx.Client(timeout=30) as http,
             http.stream(method, url, content=body, headers=headers) as response,
         ):
             status = response.status_code
