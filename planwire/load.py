@@ -118,7 +118,7 @@ async def drive(stack, streams: int, turns: int) -> dict:
     stream_tally: Counter = Counter()
     limits = httpx.Limits(max_connections=None)
     async with contextlib.AsyncExitStack() as exits:
-        a, b = (
+        a, b = [
             await exits.enter_async_context(
                 httpx.AsyncClient(
                     base_url=stack.gateway_url,
@@ -128,9 +128,10 @@ async def drive(stack, streams: int, turns: int) -> dict:
                 )
             )
             for t in KEYS
-        )
+        ]
         admitted_a = await open_streams(a, streams // 2, exits, stream_tally)
-        await open_streams(b, streams - streams // 2, exits, stream_tally)
+        async with contextlib.AsyncExitStack() as b_streams:  # closed again: B's conversation
+            await open_streams(b, streams - streams // 2, b_streams, stream_tally)  # needs one
         completed = asyncio.create_task(complete_one(stack.gateway_url))
         turn_tally, accepted, answered = await flood_turns(a, admitted_a, turns)
         final = await completed
