@@ -101,12 +101,21 @@ async def flood_turns(
 
 
 async def complete_one(url: str) -> str:
-    """Tenant B's conversation to a saved workflow; its final event type."""
+    """Tenant B's conversation to a saved workflow; its final event type (or why not)."""
+    from planwire.evaluate import MAX_NUDGES, NUDGE
+
     async with SessionClient(url, api_key=KEYS["load-b"], timeout_s=120) as session:
-        for text in CONVERSATION:
-            await session.say(text)
-        await session.say("Yes, that's everything. Please build it.")
-        done = await session.wait_for(lambda e: e.type.startswith("workflow_"), timeout_s=120)
+        try:
+            for text in CONVERSATION:
+                reply = await session.say(text)
+            for _ in range(MAX_NUDGES):
+                if reply.data["phase"] == "confirming":
+                    break
+                reply = await session.say(NUDGE)
+            await session.say("Yes, that's everything. Please build it.")
+            done = await session.wait_for(lambda e: e.type.startswith("workflow_"), 120)
+        except TimeoutError:
+            return f"timed out in phase {(await session.state())['phase']}"
     return done.type
 
 
