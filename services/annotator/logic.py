@@ -51,8 +51,11 @@ class Folded:
 
 def quoted(quote: str, user_text: str) -> bool:
     """The quote stands in the user's message, word for word (case and spacing aside)."""
-    squash = lambda text: " ".join(text.lower().split())  # noqa: E731
-    return bool(quote.strip()) and squash(quote) in squash(user_text)
+    return bool(quote.strip()) and _squash(quote) in _squash(user_text)
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 def accepted_model_ids(
@@ -107,14 +110,14 @@ def swapped_out(noted: set[str], match: MatchResult, catalogue: Catalogue) -> se
     Only when the message names no removal itself and exactly one noted item could be
     meant; otherwise nothing is guessed away.
     """
-    new = [catalogue.get(i) for i in match.mentioned if i not in noted]
+    new = [catalogue[i] for i in match.mentioned if i not in noted]
     if not match.swap or match.removed or len(new) != 1:
         return set()
     kind, role = new[0].kind, new[0].role
     same = {
         i
         for i in noted - set(match.mentioned)
-        if catalogue.get(i).kind == kind and catalogue.get(i).role == role
+        if catalogue[i].kind == kind and catalogue[i].role == role
     }
     return same if len(same) == 1 else set()
 
@@ -157,7 +160,7 @@ def confidence(
 
 def code_hints(items: set[str], catalogue: Catalogue) -> list[str]:
     """What is structurally missing, phrased as something to ask about."""
-    entries = [catalogue.get(i) for i in items if catalogue.get(i)]
+    entries = [e for i in items if (e := catalogue.get(i)) is not None]
     hints = []
     if not any(e.role in ("trigger", "source") for e in entries):
         hints.append("ask what starts the workflow or where its data comes from")
@@ -168,7 +171,7 @@ def code_hints(items: set[str], catalogue: Catalogue) -> list[str]:
 
 def heuristic_summary(items: set[str], catalogue: Catalogue) -> str:
     """A plain summary when the model gives none: the noted items by display name."""
-    names = [catalogue.get(i).name for i in sorted(items) if catalogue.get(i)]
+    names = [catalogue[i].name for i in sorted(items) if catalogue.get(i)]
     return f"A workflow using {', '.join(names)}." if names else "Nothing concrete yet."
 
 
@@ -207,8 +210,8 @@ def fold(
     notes = Notes(
         version=previous.version + 1,
         requirement_summary=summary[:2000],
-        mentioned_integrations=sorted(i for i in items if catalogue.get(i).kind == "integration"),
-        mentioned_tools=sorted(i for i in items if catalogue.get(i).kind == "tool"),
+        mentioned_integrations=sorted(i for i in items if catalogue[i].kind == "integration"),
+        mentioned_tools=sorted(i for i in items if catalogue[i].kind == "tool"),
         removed=sorted(gone),
         confidence_score=score,
         hints=(code_hints(items, catalogue) + list(view.hints))[:5],

@@ -10,6 +10,7 @@ from redis.asyncio import Redis
 
 from catalogue import Catalogue
 from schemas.confirmation import ReplyClassified
+from schemas.envelope import Event
 from schemas.turn import NotesUpdated, Phase, ReplyGenerated
 from services.conversation import logic
 from shared.cas import compare_and_set
@@ -93,7 +94,7 @@ def last_reply(event: NotesUpdated) -> str:
     return next((m.text for m in reversed(event.context.messages) if m.role == "assistant"), "")
 
 
-async def reply(cause, deps: Deps, text: str, kind: str, phase: Phase) -> None:
+async def reply(cause: Event, deps: Deps, text: str, kind: str, phase: Phase) -> None:
     """Publish the reply the gateway streams to the user."""
     out = ReplyGenerated.caused_by(cause, text=text, reply_kind=kind, phase=phase)
     await deps.replies.publish(out, key=out.key())

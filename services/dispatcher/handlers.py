@@ -99,7 +99,7 @@ async def settle(
     for _ in range(CAS_ATTEMPTS):
         seen = await deps.store.read(session_id)
         decision = logic.explain(decide(seen), seen, nodes)
-        if decision.action in ("ignore", "announce"):
+        if decision.action in ("ignore", "announce") or seen is None:
             return decision, seen
         await register_next_deadline(deps, session_id, seen, decision)
         if await deps.store.transition(session_id, seen, decision, version):

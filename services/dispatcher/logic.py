@@ -99,9 +99,10 @@ def on_deadline(
     run: RunView | None, deadline: Deadline, max_attempts: int, timeout_s: float
 ) -> Decision:
     """Decide what a missed deadline does: re-request the step, or fail the run."""
+    if run is None:
+        return Decision("ignore", deadline.index, reason="the step moved on")
     current = (
-        run is not None
-        and run.plan_id == deadline.plan_id
+        run.plan_id == deadline.plan_id
         and run.cursor == deadline.index
         and run.step_attempt == deadline.attempt
     )

@@ -18,6 +18,7 @@ transition it guards, so a crash leaves at worst an extra entry, never a step wi
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from redis.asyncio import Redis
 
@@ -133,7 +134,7 @@ class RunStore:
             return []
         return [PlanNode.model_validate(node) for node in json.loads(raw)]
 
-    async def artifact(self, session_id: str, node_id: str) -> dict:
+    async def artifact(self, session_id: str, node_id: str) -> dict[str, Any]:
         """The current content of a node's artifact (written by its runner); {} if none."""
         raw = await self.redis.lindex(session_key(session_id, "artifact", node_id), -1)
         return json.loads(raw).get("content", {}) if raw else {}

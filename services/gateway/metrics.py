@@ -6,11 +6,13 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter as Tally
+from collections.abc import AsyncIterator
 
 from prometheus_client import Counter, Gauge
 from redis.asyncio import Redis
 
 from schemas.turn import Phase
+from shared.redis import text
 
 log = logging.getLogger("planwire.gateway")
 
@@ -22,17 +24,17 @@ SESSIONS_BY_PHASE = Gauge(
 SAMPLE_EVERY_S = 15.0
 
 
-async def count_phases(redis: Redis) -> Tally:
+async def count_phases(redis: Redis) -> Tally[str]:
     """Tally every session's phase. A SCAN is O(sessions): fine for a periodic sample."""
-    tally: Tally = Tally()
+    tally: Tally[str] = Tally()
     batch: list[str] = []
     async for key in redis.scan_iter(match="pw:{*}:phase", count=1000):
-        batch.append(key)
+        batch.append(text(key))
         if len(batch) >= 500:
-            tally.update(v for v in await redis.mget(batch) if v)
+            tally.update(text(v) for v in await redis.mget(batch) if v)
             batch = []
     if batch:
-        tally.update(v for v in await redis.mget(batch) if v)
+        tally.update(text(v) for v in await redis.mget(batch) if v)
     return tally
 
 
@@ -49,7 +51,7 @@ async def sample_phases_forever(redis: Redis, every_s: float = SAMPLE_EVERY_S) -
 
 
 @contextlib.asynccontextmanager
-async def phase_sampler(redis: Redis, every_s: float):
+async def phase_sampler(redis: Redis, every_s: float) -> AsyncIterator[None]:
     """Run the sampler for the lifetime of the app."""
     task = asyncio.create_task(sample_phases_forever(redis, every_s))
     try:

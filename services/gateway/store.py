@@ -7,12 +7,13 @@ client's connection reads it, and a reconnecting client resumes after its Last-E
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from redis.asyncio import Redis
 
 from schemas.turn import ChatMessage, Notes, Phase
 from shared.model.usage import usage_view
-from shared.redis import session_key
+from shared.redis import session_key, text, text_map, text_or_none
 
 # Add an event to the stream once per event id (redeliveries are absorbed); returns its id.
 _XADD_ONCE = """
@@ -44,17 +45,19 @@ class SessionStore:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.incr(key)
             pipe.expire(key, self.ttl_s)
-            return (await pipe.execute())[0]
+            return int((await pipe.execute())[0])
 
     async def tenant(self, session_id: str) -> str | None:
         """The tenant that owns the session, or None if there is no such session."""
-        return await self.redis.get(session_key(session_id, "tenant"))
+        return text_or_none(await self.redis.get(session_key(session_id, "tenant")))
 
     async def phase(self, session_id: str) -> str:
         """The session's current phase."""
-        return await self.redis.get(session_key(session_id, "phase")) or Phase.GATHERING
+        return (
+            text_or_none(await self.redis.get(session_key(session_id, "phase"))) or Phase.GATHERING
+        )
 
-    async def view(self, session_id: str) -> dict:
+    async def view(self, session_id: str) -> dict[str, Any]:
         """Phase, notes, transcript and workflow id, as the API returns them."""
         phase, notes, transcript, workflow = await self._read_all(session_id)
         return {
@@ -68,10 +71,12 @@ class SessionStore:
             ],
             "workflow_id": workflow,
             "failure": await self.redis.get(session_key(session_id, "failure")),
-            "usage": usage_view(await self.redis.hgetall(session_key(session_id, "usage"))),
+            "usage": usage_view(
+                text_map(await self.redis.hgetall(session_key(session_id, "usage")))
+            ),
         }
 
-    async def _read_all(self, session_id: str) -> list:
+    async def _read_all(self, session_id: str) -> list[Any]:
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.get(session_key(session_id, "phase"))
             pipe.get(session_key(session_id, "notes"))
@@ -79,30 +84,37 @@ class SessionStore:
             pipe.get(session_key(session_id, "workflow"))
             return await pipe.execute()
 
-    async def workflow(self, workflow_id: str) -> tuple[str, dict] | None:
+    async def workflow(self, workflow_id: str) -> tuple[str, dict[str, Any]] | None:
         """The saved workflow document and its owning session, or None."""
-        session_id = await self.redis.get(f"pw:workflow:{{{workflow_id}}}")
-        raw = (
-            await self.redis.get(session_key(session_id, "workflow", "doc")) if session_id else None
-        )
+        session_id = text_or_none(await self.redis.get(f"pw:workflow:{{{workflow_id}}}"))
+        if session_id is None:
+            return None
+        raw = await self.redis.get(session_key(session_id, "workflow", "doc"))
         return (session_id, json.loads(raw)) if raw else None
 
     async def publish_outbound(
-        self, session_id: str, event_id: str, event_type: str, data: dict
+        self, session_id: str, event_id: str, event_type: str, data: dict[str, Any]
     ) -> str | None:
         """Append an outbound event once; None when it was already appended."""
         keys = (session_key(session_id, "outbox"), session_key(session_id, "outbox", "ids"))
         args = (event_id, event_type, json.dumps(data, default=str), self.ttl_s, STREAM_MAXLEN)
-        return await self.redis.eval(_XADD_ONCE, 2, *keys, *args)
+        return text_or_none(await self.redis.eval(_XADD_ONCE, 2, *keys, *args))
 
     async def read_outbound(
         self, session_id: str, after: str, block_ms: int
-    ) -> list[tuple[str, str, dict]]:
+    ) -> list[tuple[str, str, dict[str, Any]]]:
         """Events after stream id `after`, waiting up to `block_ms` for the first one."""
         reply = await self.redis.xread(
             {session_key(session_id, "outbox"): after}, count=100, block=block_ms
         )
-        entries = reply[0][1] if reply else []
         return [
-            (entry_id, fields["type"], json.loads(fields["data"])) for entry_id, fields in entries
+            (entry_id, fields["type"], json.loads(fields["data"]))
+            for entry_id, fields in _stream_entries(reply)
         ]
+
+
+def _stream_entries(reply: Any) -> list[tuple[str, dict[str, str]]]:
+    """XREAD's reply for one stream, `[[stream, [(id, fields), ...]]]`, or nothing."""
+    if not reply:
+        return []
+    return [(text(entry_id), text_map(fields)) for entry_id, fields in reply[0][1]]

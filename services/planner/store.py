@@ -50,7 +50,8 @@ class PlanStore:
             for part in (n.node_id, json.dumps([{"role": "planner", "text": n.instructions}]))
         ]
         created = datetime.now(UTC).isoformat()
-        args = (plan_id, nodes, summary, json.dumps(plan.repairs), created, self.ttl_s, *messages)
+        args: list[str | int] = [plan_id, nodes, summary, json.dumps(plan.repairs), created]
+        args += [self.ttl_s, *messages]
         return bool(await self.redis.eval(_WRITE_PLAN, 2, *keys, *args))
 
     async def read(self, session_id: str, plan_id: str) -> Compiled | None:

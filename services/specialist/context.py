@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from schemas.plan import PlanNode
 from schemas.turn import ChatMessage
@@ -27,7 +28,7 @@ class Artifact:
     version: int
     kind: str
     specialist: str | None
-    content: dict
+    content: dict[str, Any]
     edited_by_user: bool = False
 
     @classmethod
@@ -63,7 +64,7 @@ class LabelledArtifact:
     version: int
     edited_by_user: bool
     label: str
-    content: dict
+    content: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ STEP_SYSTEM = (
 )
 
 
-def render(context: StepContext, role_text: str) -> list[dict]:
+def render(context: StepContext, role_text: str) -> list[dict[str, Any]]:
     """The chat messages a model call of this step starts from; stable parts first."""
     parts = []
     if context.messages:
@@ -176,7 +177,7 @@ def render(context: StepContext, role_text: str) -> list[dict]:
     ]
 
 
-def record(context: StepContext, prompt: list[dict], attempt: int) -> dict:
+def record(context: StepContext, prompt: list[dict[str, Any]], attempt: int) -> dict[str, Any]:
     """The context as stored for inspection: what the step saw, and the prompt it started from."""
     return {
         "node_id": context.node.node_id,

@@ -56,14 +56,14 @@ class Step:
     command: RunStep
     plan: PlanLog
     context: StepContext
-    prompt: list[dict]
+    prompt: list[dict[str, Any]]
 
     @property
     def words(self) -> str:
         """The user's words in the step's context window."""
         return logic.user_words(self.context.messages)
 
-    def artifact_of(self, kind: str) -> dict:
+    def artifact_of(self, kind: str) -> dict[str, Any]:
         """Content of the earlier artifact made by the node of `kind`; StepFailed if absent."""
         node = next((n for n in self.plan.nodes if n.kind == kind), None)
         found = self.context.artifact(node.node_id) if node else None
@@ -110,10 +110,10 @@ def role_text(command: RunStep, deps: Deps) -> str:
 async def ask(
     step: Step,
     deps: Deps,
-    schema: dict,
-    fallback: Callable[[], dict],
-    validate: Callable[[dict], None] | None = None,
-) -> dict:
+    schema: dict[str, Any],
+    fallback: Callable[[], dict[str, Any]],
+    validate: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
     """One model call of the step (repair turns chain inside it); the exchange is kept apart."""
     role = f"{step.command.node.kind}.{step.command.node.runner}"
     result = await deps.model.structured(
@@ -132,9 +132,9 @@ async def ask(
     return result.data
 
 
-async def draft(step: Step, deps: Deps) -> tuple[str, dict]:
+async def draft(step: Step, deps: Deps) -> tuple[str, dict[str, Any]]:
     """A specialist step: the model drafts the config (the heuristic when it cannot), code grounds it."""
-    entry = deps.catalogue.get(step.command.node.specialist)
+    entry = deps.catalogue[step.command.node.runner]  # a specialist node runs on its specialist
     words = step.words
     heuristic = logic.heuristic_config(entry, words)
     data = await ask(
@@ -150,19 +150,19 @@ async def draft(step: Step, deps: Deps) -> tuple[str, dict]:
     return "draft_config", data
 
 
-async def configure(step: Step, deps: Deps) -> tuple[str, dict]:
+async def configure(step: Step, deps: Deps) -> tuple[str, dict[str, Any]]:
     """A config step: normalise the specialist's current draft and validate it strictly."""
-    specialist = step.command.node.specialist
+    specialist = step.command.node.runner  # a config node runs on its specialist
     found = step.context.artifact(specialist)
     if found is None:
         raise StepFailed(f"the {specialist} step left no draft config")
     try:
-        return "config", logic.normalise(found.content, deps.catalogue.get(specialist), step.words)
+        return "config", logic.normalise(found.content, deps.catalogue[specialist], step.words)
     except logic.ConfigInvalid as exc:
         raise StepFailed(str(exc)) from None
 
 
-async def assemble_workflow(step: Step, deps: Deps) -> tuple[str, dict]:
+async def assemble_workflow(step: Step, deps: Deps) -> tuple[str, dict[str, Any]]:
     """The composer: the workflow document from every config artifact."""
     configs = {
         s: a.content
@@ -187,14 +187,14 @@ async def assemble_workflow(step: Step, deps: Deps) -> tuple[str, dict]:
         raise StepFailed(str(exc)) from None
 
 
-async def save(step: Step, deps: Deps) -> tuple[str, dict]:
+async def save(step: Step, deps: Deps) -> tuple[str, dict[str, Any]]:
     """Persist the composed document and point the session at it."""
     document = step.artifact_of("composer")
     await deps.store.save_workflow(step.command.session_id, document)
     return "saved", {"workflow_id": document["workflow_id"]}
 
 
-async def summarise(step: Step, deps: Deps) -> tuple[str, dict]:
+async def summarise(step: Step, deps: Deps) -> tuple[str, dict[str, Any]]:
     """Tell the user what was built; code makes sure every node is named."""
     document, saved = step.artifact_of("composer"), step.artifact_of("save")
     fallback, names = (
@@ -213,7 +213,7 @@ async def summarise(step: Step, deps: Deps) -> tuple[str, dict]:
     return "summary", {"workflow_id": saved["workflow_id"], "summary": text}
 
 
-PRODUCERS: dict[str, Callable[[Step, Any], Awaitable[tuple[str, dict]]]] = {
+PRODUCERS: dict[str, Callable[[Step, Any], Awaitable[tuple[str, dict[str, Any]]]]] = {
     "specialist": draft,
     "config": configure,
     "composer": assemble_workflow,

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 from redis.asyncio import Redis
 
 from schemas.plan import PlanNode
 from schemas.turn import ChatMessage
 from services.specialist.context import Artifact, PlanLog
-from shared.redis import session_key
+from shared.redis import session_key, text, text_list, text_map, text_or_none
 
 # Append ARGV[1] (a JSON object without its version) as the next version; the version is
 # spliced in here so two writers can never claim the same number. Returns the version.
@@ -68,13 +69,14 @@ class StepStore:
             return None
         raw_messages = await self.redis.hgetall(session_key(session_id, "plan", "messages"))
         messages = {
-            node_id: [m["text"] for m in json.loads(raw)] for node_id, raw in raw_messages.items()
+            node_id: [m["text"] for m in json.loads(raw)]
+            for node_id, raw in text_map(raw_messages).items()
         }
         return PlanLog(
-            plan_id,
+            text(plan_id),
             [PlanNode.model_validate(n) for n in json.loads(nodes)],
-            summary or "",
-            created or "",
+            text_or_none(summary) or "",
+            text_or_none(created) or "",
             messages,
         )
 
@@ -101,7 +103,7 @@ class StepStore:
         session_id: str,
         node: PlanNode,
         kind: str,
-        content: dict,
+        content: dict[str, Any],
         *,
         plan_id: str,
         attempt: int | None,
@@ -127,7 +129,7 @@ class StepStore:
         The trimmer keeps the transcript as a sorted set of `<message id>|<message JSON>`.
         """
         raw = await self.redis.zrange(session_key(session_id, "transcript"), -last, -1)
-        return [ChatMessage.model_validate_json(item.split("|", 1)[1]) for item in raw]
+        return [ChatMessage.model_validate_json(item.split("|", 1)[1]) for item in text_list(raw)]
 
     async def count_execution(self, session_id: str, node_id: str) -> int:
         """Count that a runner started this step; returns the count so far."""
@@ -138,7 +140,7 @@ class StepStore:
             count, _ = await pipe.execute()
         return int(count)
 
-    async def record(self, session_id: str, what: str, node_id: str, data: dict) -> None:
+    async def record(self, session_id: str, what: str, node_id: str, data: dict[str, Any]) -> None:
         """Keep the step's context ("context", replaced) or a model exchange ("exchange", appended)."""
         key = session_key(session_id, "plan", what, node_id)
         async with self.redis.pipeline(transaction=True) as pipe:
@@ -149,7 +151,7 @@ class StepStore:
             pipe.expire(key, self.ttl_s)
             await pipe.execute()
 
-    async def save_workflow(self, session_id: str, document: dict) -> None:
+    async def save_workflow(self, session_id: str, document: dict[str, Any]) -> None:
         """Persist the document and point the session at it; then the global lookup."""
         workflow_id = document["workflow_id"]
         keys = (session_key(session_id, "workflow"), session_key(session_id, "workflow", "doc"))

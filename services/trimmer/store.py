@@ -9,7 +9,7 @@ from __future__ import annotations
 from redis.asyncio import Redis
 
 from schemas.turn import ChatMessage
-from shared.redis import session_key
+from shared.redis import session_key, text_list, text_or_none
 
 # KEYS: transcript zset, seen-ids set, turn->position hash. ARGV: message id, message JSON,
 # score, ttl, turn id (user messages record their turn's position). Returns 0 for a repeat.
@@ -51,11 +51,11 @@ class TranscriptStore:
     async def read(self, session_id: str) -> list[ChatMessage]:
         """The whole transcript, in conversation order."""
         raw = await self.redis.zrange(self._keys(session_id)[0], 0, -1)
-        return [ChatMessage.model_validate_json(item.split("|", 1)[1]) for item in raw]
+        return [ChatMessage.model_validate_json(item.split("|", 1)[1]) for item in text_list(raw)]
 
     async def phase(self, session_id: str) -> str:
         """The session's phase as the gateway and the phase owners left it."""
-        return await self.redis.get(session_key(session_id, "phase")) or "gathering"
+        return text_or_none(await self.redis.get(session_key(session_id, "phase"))) or "gathering"
 
     async def _add(
         self, session_id: str, message_id: str, message: ChatMessage, score: int, turn_id: str

@@ -8,10 +8,11 @@ gateway reads the hash back (`usage_view`), and `planwire eval` reports it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from redis.asyncio import Redis
 
-from shared.model.factory import build_model
+from shared.model.factory import ModelChoice, build_model
 from shared.model.port import ModelPort, ModelResult
 from shared.redis import session_key
 from shared.scope import current_session
@@ -33,9 +34,9 @@ async def record_usage(redis: Redis, session_id: str, role: str, result: ModelRe
         await pipe.execute()
 
 
-def usage_view(fields: dict[str, str]) -> dict:
+def usage_view(fields: dict[str, str]) -> dict[str, Any]:
     """The usage hash as the API returns it: totals, plus `by_role` once any role is recorded."""
-    view: dict = {k: int(v) for k, v in fields.items() if not k.startswith(ROLE_PREFIX)}
+    view: dict[str, Any] = {k: int(v) for k, v in fields.items() if not k.startswith(ROLE_PREFIX)}
     for field, value in fields.items():
         if field.startswith(ROLE_PREFIX):
             role, _, name = field.removeprefix(ROLE_PREFIX).rpartition(":")
@@ -50,20 +51,23 @@ class UsageRecordingModel:
         self.inner, self.redis = inner, redis
         self.name = inner.name
 
-    def __getattr__(self, attribute: str):
+    def __getattr__(self, attribute: str) -> Any:
         return getattr(self.inner, attribute)  # e.g. `.model`, `.server`
 
     async def structured(
         self,
         role: str,
-        messages: list[dict],
-        schema: dict,
+        messages: list[dict[str, Any]],
+        schema: dict[str, Any],
         *,
-        fallback: Callable[[], dict],
-        **options,
+        fallback: Callable[[], dict[str, Any]],
+        max_tokens: int = 256,
+        validate: Callable[[dict[str, Any]], None] | None = None,
     ) -> ModelResult:
         """The inner port's answer; its tokens are recorded when a session is bound."""
-        result = await self.inner.structured(role, messages, schema, fallback=fallback, **options)
+        result = await self.inner.structured(
+            role, messages, schema, fallback=fallback, max_tokens=max_tokens, validate=validate
+        )
         session_id = current_session()
         if session_id is not None:
             await record_usage(self.redis, session_id, role, result)
@@ -74,6 +78,6 @@ class UsageRecordingModel:
         await self.inner.aclose()
 
 
-def recorded_model(settings, redis: Redis) -> UsageRecordingModel:
+def recorded_model(settings: ModelChoice, redis: Redis) -> UsageRecordingModel:
     """The service's model port from its settings, charging every call to the bound session."""
     return UsageRecordingModel(build_model(settings), redis)
