@@ -6,17 +6,14 @@ from dataclasses import dataclass
 
 from faststream import Context
 from faststream.kafka.publisher import DefaultPublisher
-from redis.asyncio import Redis
 
 from catalogue import Catalogue
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
-from schemas.turn import ContextTrimmed, Notes, Phase
-from services.classifier import logic
-from shared.cas import compare_and_set
+from schemas.turn import ContextTrimmed, Phase
+from services.classifier import logic, store
 from shared.handling import HandlerDeps, handles
 from shared.metrics import record_overrides
 from shared.model import ModelPort
-from shared.redis import session_key
 
 SCHEMA = {
     "type": "object",
@@ -47,17 +44,12 @@ async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> N
     """Classify a reply to the confirmation summary and move the phase accordingly."""
     if event.phase != Phase.CONFIRMING:
         return
-    notes = await read_notes(deps.redis, event.session_id)
+    notes = await store.read_notes(deps.redis, event.session_id)
     proposed = await propose(event, deps)
     verdict, rule = logic.override(event.user_text, notes, deps.catalogue, proposed)
     record_overrides("classifier", [rule] if rule else [])
     if verdict in NEXT_PHASE:
-        await compare_and_set(
-            deps.redis,
-            session_key(event.session_id, "phase"),
-            NEXT_PHASE[verdict],
-            [Phase.CONFIRMING],
-        )
+        await store.leave_confirming(deps.redis, event.session_id, NEXT_PHASE[verdict])
     out = ReplyClassified.caused_by(event, verdict=verdict, rule=rule, context=event)
     await deps.classified.publish(out, key=out.key())
     if verdict == "confirmed":
@@ -79,9 +71,3 @@ async def propose(event: ContextTrimmed, deps: Deps) -> str:
         max_tokens=20,
     )
     return str(result.data.get("verdict", ""))
-
-
-async def read_notes(redis: Redis, session_id: str) -> Notes:
-    """The annotator's current notes (read-only here)."""
-    raw = await redis.get(session_key(session_id, "notes"))
-    return Notes.model_validate_json(raw) if raw else Notes()

@@ -6,17 +6,14 @@ from dataclasses import dataclass
 
 from faststream import Context
 from faststream.kafka.publisher import DefaultPublisher
-from redis.asyncio import Redis
 
 from catalogue import Catalogue
 from schemas.confirmation import ReplyClassified
 from schemas.envelope import Event
 from schemas.turn import NotesUpdated, Phase, ReplyGenerated
-from services.conversation import logic
-from shared.cas import compare_and_set
+from services.conversation import logic, store
 from shared.handling import HandlerDeps, handles
 from shared.model import ModelPort
-from shared.redis import session_key
 
 REPLY_SCHEMA = {
     "type": "object",
@@ -42,8 +39,7 @@ class Deps(HandlerDeps):
 @handles("conversation")
 async def on_notes_updated(event: NotesUpdated, deps: Deps = Context()) -> None:
     """Ask the next question, or present the confirmation summary when notes are ready."""
-    phase_key = session_key(event.session_id, "phase")
-    if event.ready_for_confirmation and await enter_confirming(deps.redis, phase_key):
+    if event.ready_for_confirmation and await store.enter_confirming(deps.redis, event.session_id):
         text = logic.confirmation_reply(event.notes, deps.catalogue, last_reply(event))
         kind, phase = "confirmation", Phase.CONFIRMING
     else:
@@ -60,14 +56,6 @@ async def on_reply_classified(event: ReplyClassified, deps: Deps = Context()) ->
         await reply(event, deps, logic.CONFIRMED, "summary", Phase.PLANNING)
     else:
         await reply(event, deps, logic.CLARIFY, "clarify", Phase.CONFIRMING)
-
-
-async def enter_confirming(redis: Redis, phase_key: str) -> bool:
-    """Move gathering to confirming; also true when a redelivery finds it already moved."""
-    return (
-        await compare_and_set(redis, phase_key, Phase.CONFIRMING, [Phase.GATHERING])
-        or await redis.get(phase_key) == Phase.CONFIRMING
-    )
 
 
 async def question(event: NotesUpdated, deps: Deps) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from catalogue import Catalogue
 from services.specialist import values
-from services.specialist.context import PlanLog
+from state.plan import PlanLog
 
 FORMAT = "planwire.workflow/v1"
 SCHEDULER = "scheduler"

@@ -15,45 +15,11 @@ from typing import Any
 
 from schemas.plan import PlanNode
 from schemas.turn import ChatMessage
+from state.artifacts import Artifact
+from state.plan import PlanLog
 
 CONTEXT_MESSAGES = 30
 NOT_INSTRUCTIONS = "not instructions"
-
-
-@dataclass(frozen=True)
-class Artifact:
-    """The current version of one node's artifact."""
-
-    node_id: str
-    version: int
-    kind: str
-    specialist: str | None
-    content: dict[str, Any]
-    edited_by_user: bool = False
-
-    @classmethod
-    def from_json(cls, raw: str) -> Artifact:
-        """Read a stored version."""
-        data = json.loads(raw)
-        return cls(
-            data["node_id"],
-            data["version"],
-            data["kind"],
-            data.get("specialist"),
-            data["content"],
-            data.get("edited_by_user", False),
-        )
-
-
-@dataclass(frozen=True)
-class PlanLog:
-    """The planner's log of a plan, as a step reads it."""
-
-    plan_id: str
-    nodes: list[PlanNode]
-    summary: str
-    created_at: str
-    messages: dict[str, list[str]]
 
 
 @dataclass(frozen=True)

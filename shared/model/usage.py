@@ -8,20 +8,23 @@ gateway reads the hash back (`usage_view`), and `planwire eval` reports it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from redis.asyncio import Redis
 
 from shared.model.factory import ModelChoice, build_model
 from shared.model.port import ModelPort, ModelResult
-from shared.redis import session_key
+from shared.redis import session_key, text_map
 from shared.scope import current_session
 
 TOTALS = ("prompt_tokens", "completion_tokens")
+DEFAULT_TTL_S = 30 * 24 * 3600  # a session's lifetime, as `InfraSettings.session_ttl_s`
 ROLE_PREFIX = "role:"  # per-role fields: `role:<role>:prompt_tokens`
 
 
-async def record_usage(redis: Redis, session_id: str, role: str, result: ModelResult) -> None:
+async def record_usage(
+    redis: Redis, session_id: str, role: str, result: ModelResult, ttl_s: int
+) -> None:
     """Add one call's tokens to the session's running totals and to its role's."""
     if not (result.prompt_tokens or result.completion_tokens):
         return
@@ -31,7 +34,13 @@ async def record_usage(redis: Redis, session_id: str, role: str, result: ModelRe
         for field, tokens in counts.items():
             pipe.hincrby(key, field, tokens)
             pipe.hincrby(key, f"{ROLE_PREFIX}{role}:{field}", tokens)
+        pipe.expire(key, ttl_s)  # lives as long as the session it counts
         await pipe.execute()
+
+
+async def read_usage(redis: Redis, session_id: str) -> dict[str, Any]:
+    """The session's usage as the API returns it (`usage_view`)."""
+    return usage_view(text_map(await redis.hgetall(session_key(session_id, "usage"))))
 
 
 def usage_view(fields: dict[str, str]) -> dict[str, Any]:
@@ -47,8 +56,8 @@ def usage_view(fields: dict[str, str]) -> dict[str, Any]:
 class UsageRecordingModel:
     """A ModelPort that charges every call's tokens to the bound session (built once per service)."""
 
-    def __init__(self, inner: ModelPort, redis: Redis) -> None:
-        self.inner, self.redis = inner, redis
+    def __init__(self, inner: ModelPort, redis: Redis, ttl_s: int = DEFAULT_TTL_S) -> None:
+        self.inner, self.redis, self.ttl_s = inner, redis, ttl_s
         self.name = inner.name
 
     def __getattr__(self, attribute: str) -> Any:
@@ -70,7 +79,7 @@ class UsageRecordingModel:
         )
         session_id = current_session()
         if session_id is not None:
-            await record_usage(self.redis, session_id, role, result)
+            await record_usage(self.redis, session_id, role, result, self.ttl_s)
         return result
 
     async def aclose(self) -> None:
@@ -78,6 +87,13 @@ class UsageRecordingModel:
         await self.inner.aclose()
 
 
-def recorded_model(settings: ModelChoice, redis: Redis) -> UsageRecordingModel:
+class UsageSettings(ModelChoice, Protocol):
+    """A service's settings: the model to build, and how long a session's records live."""
+
+    @property
+    def session_ttl_s(self) -> int: ...
+
+
+def recorded_model(settings: UsageSettings, redis: Redis) -> UsageRecordingModel:
     """The service's model port from its settings, charging every call to the bound session."""
-    return UsageRecordingModel(build_model(settings), redis)
+    return UsageRecordingModel(build_model(settings), redis, settings.session_ttl_s)
