@@ -105,7 +105,11 @@ class EmbeddedStack:
     """
 
     def __init__(
-        self, settings: ModelSettings | None = None, *, log_dir: str | Path | None = None
+        self,
+        settings: ModelSettings | None = None,
+        *,
+        log_dir: str | Path | None = None,
+        service_env: dict[str, dict[str, str]] | None = None,
     ) -> None:
         from shared.model.factory import ModelSettings  # late: pulls in the OpenAI client
 
@@ -115,6 +119,8 @@ class EmbeddedStack:
         self.bootstrap = self.redis_url = ""
         self.service_urls: dict[str, str] = {}
         self.env: dict[str, str] = {}
+        # Per-service overrides, e.g. one service pointed at another model.
+        self.service_env = service_env or {}
         self.infra: list[Child] = []
         self.services: list[Child] = []
 
@@ -226,7 +232,12 @@ class EmbeddedStack:
         return child.start()
 
     def _start_service(self, spec: ServiceSpec, port: int) -> Child:
-        env = {**self.env, "PLANWIRE_HTTP_PORT": str(port), **spec.env}
+        env = {
+            **self.env,
+            "PLANWIRE_HTTP_PORT": str(port),
+            **spec.env,
+            **self.service_env.get(spec.name, {}),
+        }
         self.service_urls[spec.name] = f"http://{HOST}:{port}"
         return self._spawn(
             self.services, spec.name, [sys.executable, "-m", spec.module, *spec.args], env
