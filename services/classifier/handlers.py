@@ -10,22 +10,11 @@ from faststream.kafka.publisher import DefaultPublisher
 from catalogue import Catalogue
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
 from schemas.turn import ContextTrimmed, Phase
-from services.classifier import logic, store
+from services.classifier import logic, prompt, store
 from shared.handling import HandlerDeps, handles
 from shared.metrics import record_overrides
 from shared.model import ModelPort
 
-SCHEMA = {
-    "type": "object",
-    "properties": {"verdict": {"type": "string", "enum": list(logic.VERDICTS)}},
-    "required": ["verdict"],
-    "additionalProperties": False,
-}
-SYSTEM = (
-    "The assistant showed the user a summary of an automation and asked them to confirm. "
-    "Classify the user's reply: confirmed (they agree), amend (they want a change), unclear. "
-    'Return JSON {"verdict": ...}.'
-)
 NEXT_PHASE = {"confirmed": Phase.PLANNING, "amend": Phase.GATHERING}
 
 
@@ -62,11 +51,14 @@ async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> N
 async def propose(event: ContextTrimmed, deps: Deps) -> str:
     """The model's verdict, or the rule's when the model is not available."""
     text = event.user_text
-    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text[:600]}]
+    messages = [
+        {"role": "system", "content": prompt.SYSTEM},
+        {"role": "user", "content": text[:600]},
+    ]
     result = await deps.model.structured(
         "classifier",
         messages,
-        SCHEMA,
+        prompt.SCHEMA,
         fallback=lambda: {"verdict": logic.heuristic_verdict(text)},
         max_tokens=20,
     )

@@ -11,20 +11,9 @@ from catalogue import Catalogue
 from schemas.confirmation import ReplyClassified
 from schemas.envelope import Event
 from schemas.turn import NotesUpdated, Phase, ReplyGenerated
-from services.conversation import logic, store
+from services.conversation import logic, prompt, store
 from shared.handling import HandlerDeps, handles
 from shared.model import ModelPort
-
-REPLY_SCHEMA = {
-    "type": "object",
-    "properties": {"text": {"type": "string", "maxLength": 160}},
-    "required": ["text"],
-    "additionalProperties": False,
-}
-SYSTEM = (
-    "You help a user describe an automation. Write ONE short, friendly question (under 30 words) "
-    'that follows the guidance. Return JSON {"text": ...}.'
-)
 
 
 @dataclass(kw_only=True)
@@ -62,7 +51,7 @@ async def question(event: NotesUpdated, deps: Deps) -> str:
     """The model phrases the next question from the hints; code keeps a fallback."""
     guidance = "; ".join(event.notes.hints) or "ask if anything else is needed"
     messages = [
-        {"role": "system", "content": SYSTEM},
+        {"role": "system", "content": prompt.SYSTEM},
         {
             "role": "user",
             "content": f"User said: {event.context.user_text[:400]}\nGuidance: {guidance}",
@@ -71,7 +60,7 @@ async def question(event: NotesUpdated, deps: Deps) -> str:
     previous = last_reply(event)
     fallback = {"text": logic.fallback_question(event.notes, previous)}
     result = await deps.model.structured(
-        "conversation", messages, REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=60
+        "conversation", messages, prompt.REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=60
     )
     text = str(result.data.get("text", ""))
     return text if logic.acceptable_question(text, previous) else fallback["text"]
