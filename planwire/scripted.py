@@ -20,6 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from catalogue import Catalogue, detect, evidence, names, removal_cue
+from catalogue.lexicon import phrase_hits
+from catalogue.phrases import alias_hits
 
 # The bounds of the annotator's output schema (services/annotator/prompt.py).
 MAX_EVIDENCE = 48
@@ -57,10 +59,17 @@ def quotes(text: str, phrase: str) -> list[str]:
 
 def _quote_for(id_: str, text: str, catalogue: Catalogue, removal: bool) -> str | None:
     """A quote that names the item (and holds a removal cue, for a removal)."""
-    phrase = evidence(id_, text, catalogue)
-    if phrase is None:  # the rules did not read it: a whole short sentence may still name it
-        short = [m[0].strip() for m in SENTENCE.finditer(text) if len(m[0].strip()) <= MAX_EVIDENCE]
-        return next((q for q in short if names(id_, q, catalogue)), None)
+    # Where the rules did not read it, the alias or phrase a judgement may settle.
+    phrase = evidence(id_, text, catalogue) or next(
+        (
+            text[h.start : h.end]
+            for h in alias_hits(text, catalogue) + phrase_hits(text, catalogue)
+            if h.id == id_
+        ),
+        None,
+    )
+    if phrase is None:
+        return None
     return next(
         (
             q
