@@ -91,7 +91,8 @@ async def handler_totals(
 ) -> dict[tuple[str, str], tuple[float, float]]:
     """Every service's handler time and count so far, summed by (service, event)."""
     totals: dict[tuple[str, str], tuple[float, float]] = {}
-    async with httpx.AsyncClient(timeout=5.0) as http:
+    # The gateway mounts its metrics app: `/metrics` redirects to `/metrics/` there.
+    async with httpx.AsyncClient(timeout=5.0, follow_redirects=True) as http:
         for url in service_urls.values():
             try:
                 page = (await http.get(f"{url}/metrics")).text
