@@ -20,6 +20,22 @@ if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[3]) end
 for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
 return 1
 """
+# A reply goes right after the user message of its turn (ARGV[5]), else after the last entry;
+# then as _ADD_ONCE without recording a turn. One round trip instead of two or three.
+_ADD_REPLY_ONCE = """
+local position = redis.call('HGET', KEYS[3], ARGV[5])
+local score
+if position then
+  score = tonumber(position) + 1
+else
+  local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  score = (last[2] and tonumber(last[2]) or 0) + 1
+end
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call('ZADD', KEYS[1], score, ARGV[1] .. '|' .. ARGV[2])
+for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
+return 1
+"""
 
 
 class TranscriptStore:
@@ -36,33 +52,27 @@ class TranscriptStore:
             session_key(session_id, "transcript", "turns"),
         )
 
-    async def add_user(self, session_id: str, turn_seq: int, message: ChatMessage) -> bool:
-        """Record the user's message of turn `turn_seq` once; False for a redelivery."""
-        return await self._add(
-            session_id, f"user:{message.turn_id}", message, 2 * turn_seq, message.turn_id
-        )
+    async def add_user_and_read(
+        self, session_id: str, turn_seq: int, message: ChatMessage
+    ) -> tuple[list[ChatMessage], str]:
+        """Record the user's message of turn `turn_seq` once (a redelivery adds nothing), then
+        read the transcript and the session's phase: one round trip."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.eval(*self._add_user_args(session_id, turn_seq, message))
+            pipe.zrange(self._keys(session_id)[0], 0, -1)
+            pipe.get(session_key(session_id, "phase"))
+            _, raw, phase = await pipe.execute()
+        return self._messages(raw), phase or "gathering"
 
     async def add_reply(self, session_id: str, reply_id: str, message: ChatMessage) -> bool:
         """Record an assistant reply right after the user message of its turn."""
-        position = await self.redis.hget(self._keys(session_id)[2], message.turn_id)
-        score = int(position) + 1 if position else await self._last_score(session_id) + 1
-        return await self._add(session_id, f"assistant:{reply_id}", message, score, "")
+        args = (f"assistant:{reply_id}", message.model_dump_json(), 0, self.ttl_s, message.turn_id)
+        return bool(await self.redis.eval(_ADD_REPLY_ONCE, 3, *self._keys(session_id), *args))
 
-    async def read(self, session_id: str) -> list[ChatMessage]:
-        """The whole transcript, in conversation order."""
-        raw = await self.redis.zrange(self._keys(session_id)[0], 0, -1)
+    @staticmethod
+    def _messages(raw: list[str]) -> list[ChatMessage]:
         return [ChatMessage.model_validate_json(item.split("|", 1)[1]) for item in raw]
 
-    async def phase(self, session_id: str) -> str:
-        """The session's phase as the gateway and the phase owners left it."""
-        return await self.redis.get(session_key(session_id, "phase")) or "gathering"
-
-    async def _add(
-        self, session_id: str, message_id: str, message: ChatMessage, score: int, turn_id: str
-    ) -> bool:
-        args = (message_id, message.model_dump_json(), score, self.ttl_s, turn_id)
-        return bool(await self.redis.eval(_ADD_ONCE, 3, *self._keys(session_id), *args))
-
-    async def _last_score(self, session_id: str) -> int:
-        last = await self.redis.zrange(self._keys(session_id)[0], -1, -1, withscores=True)
-        return int(last[0][1]) if last else 0
+    def _add_user_args(self, session_id: str, turn_seq: int, message: ChatMessage) -> tuple:
+        args = (f"user:{message.turn_id}", message.model_dump_json(), 2 * turn_seq, self.ttl_s)
+        return (_ADD_ONCE, 3, *self._keys(session_id), *args, message.turn_id)
