@@ -32,14 +32,19 @@ HOST = "127.0.0.1"
 # but every idle consumer polls once per wait, and Tansu and the services pay for each poll.
 # Measured with `planwire bench` (idle CPU of the whole stack, turn p50): 50 ms -> 99% of a
 # core, 48 ms; 100 ms -> 65%, 83 ms; 150 ms -> 33%, 121 ms; 250 ms -> 25%, 134 ms.
+# So the seven consumers a user's turn waits on poll every 50 ms and the rest (plans, steps,
+# replies closing a change unit: about 17 consumers) every 250 ms; against 150 ms everywhere
+# that gave turn p50 0.63x at one session for idle CPU 1.3x (docs/performance.md).
 # Tansu also completes a group join after half the session timeout: a short one starts faster.
-# noida-db answers a long poll as soon as records arrive, so Kafka's usual 500 ms wait costs
-# no latency and keeps idle polling low (docs/performance.md has the comparison).
 TANSU_CONSUMER_ENV = {
-    "PLANWIRE_FETCH_MAX_WAIT_MS": "150",
+    "PLANWIRE_FETCH_MAX_WAIT_MS": "250",
+    "PLANWIRE_TURN_FETCH_MAX_WAIT_MS": "50",
     "PLANWIRE_CONSUMER_SESSION_TIMEOUT_MS": "3000",
     "PLANWIRE_CONSUMER_HEARTBEAT_MS": "1000",
 }
+# noida-db 0.2.3 answers an empty fetch at once whatever the wait (measured with aiokafka:
+# about 1,300 fetches a second from one idle consumer, 0.3 ms each), so its low round trip
+# is busy polling, paid in CPU by every consumer; the wait setting changes nothing there.
 # noida-db refuses session timeouts under Kafka's group.min.session.timeout.ms (6 s).
 NOIDA_CONSUMER_ENV = {
     "PLANWIRE_FETCH_MAX_WAIT_MS": "500",
@@ -53,6 +58,7 @@ DEFAULT_BROKER = "tansu"
 # calls are slow under load (4 slots on 2 cores), and a timed-out call is computed twice.
 LOCAL_MODEL_ENV = {
     "PLANWIRE_FETCH_MAX_WAIT_MS": "250",
+    "PLANWIRE_TURN_FETCH_MAX_WAIT_MS": "250",
     "PLANWIRE_MODEL_TIMEOUT_S": "90",
     # A step on the 2-core local model can take a minute with retries; the default 20 s
     # step timeout would re-request steps that are only slow.

@@ -78,7 +78,8 @@ async def test_stack_serves_every_part_and_stop_leaves_no_process(tmp_path):
     assert health == [204, 204] and len(pids) == 4 and len(grandchildren) == 1
     assert (
         stack.env["PLANWIRE_KAFKA_BOOTSTRAP"] == stack.bootstrap
-        and stack.env["PLANWIRE_FETCH_MAX_WAIT_MS"] == "150"
+        and stack.env["PLANWIRE_FETCH_MAX_WAIT_MS"] == "250"
+        and stack.env["PLANWIRE_TURN_FETCH_MAX_WAIT_MS"] == "50"
     )
     assert [p for p in [*pids, *grandchildren] if running(p)] == []
     stack.stop()  # a second stop is harmless
