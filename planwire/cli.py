@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import runpy
 import signal
 import sys
@@ -143,16 +144,38 @@ def demo(
 
 @app.command()
 def bench(
-    turns: int = typer.Option(30, min=2, help="Turns to time."),
+    sessions: str = typer.Option(
+        "1,20", help="Concurrent session counts to measure, comma-separated (e.g. 1,20,50)."
+    ),
+    turns: int = typer.Option(10, min=1, help="Sequential turns each session plays."),
     idle: float = typer.Option(10.0, help="Seconds to sample idle CPU."),
     model: Backend | None = typer.Option(
         None, help="Model backend (default heuristic: measures the plumbing)."
     ),
+    json_out: Path | None = typer.Option(None, "--json", help="Also write the figures here."),
+    broker: str | None = typer.Option(
+        None, help="Embedded broker: noida or tansu (default: $PLANWIRE_EMBEDDED_BROKER)."
+    ),
 ) -> None:
-    """Print figures for the embedded stack: start time, turn latency, idle CPU, memory."""
+    """Measure the embedded stack: turn latency and throughput at each session count, where
+    the time goes (handler time, Redis commands and CPU per turn), idle CPU, memory, start."""
     from planwire.bench import run_bench
 
-    run_bench(_model_settings(model), turns=turns, idle_s=idle)
+    try:
+        counts = [int(part) for part in sessions.split(",") if part.strip()]
+    except ValueError:
+        raise typer.BadParameter("--sessions takes whole numbers, e.g. 1,20") from None
+    if not counts or min(counts) < 1:
+        raise typer.BadParameter("--sessions needs at least one count of 1 or more")
+    if broker:
+        os.environ["PLANWIRE_EMBEDDED_BROKER"] = broker
+    run_bench(
+        _model_settings(model),
+        sessions=counts,
+        turns=turns,
+        idle_s=idle,
+        json_path=json_out,
+    )
 
 
 @app.command()

@@ -16,7 +16,7 @@ from services.gateway.store import SessionStore
 
 router = APIRouter(prefix="/v1")
 KEEPALIVE_MS = 15_000
-OPEN_PHASES = {Phase.GATHERING, Phase.CONFIRMING}
+OPEN_PHASES = [Phase.GATHERING, Phase.CONFIRMING]  # the first is an absent phase's
 
 
 class MessageIn(BaseModel):
@@ -73,12 +73,11 @@ async def post_message(
     except logic.BadInput as exc:
         raise HTTPException(422, str(exc)) from exc
     store = store_of(request)
-    phase = await store.phase(session_id)
-    if phase not in OPEN_PHASES:
+    seq, phase = await store.next_turn_if_open(session_id, OPEN_PHASES)
+    if seq is None:
         raise HTTPException(
             409, f"the session is {phase}; it takes messages only while gathering or confirming"
         )
-    seq = await store.next_turn(session_id)
     event = TurnReceived(
         session_id=session_id, turn_id=logic.new_turn_id(), text=text, turn_seq=seq
     )

@@ -14,6 +14,7 @@ client's connection reads it, and a reconnecting client resumes after its Last-E
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from redis.asyncio import Redis
@@ -31,6 +32,19 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 return id
 """
 STREAM_MAXLEN = 10_000
+# The session's phase and, while it is one of the open phases (ARGV[2..]), the next turn's
+# position: one round trip for what a posted message needs. Returns {position or 0, phase}.
+_NEXT_TURN_IF_OPEN = """
+local phase = redis.call('GET', KEYS[1]) or ARGV[2]
+for i = 2, #ARGV do
+  if phase == ARGV[i] then
+    local position = redis.call('INCR', KEYS[2])
+    redis.call('EXPIRE', KEYS[2], ARGV[1])
+    return {position, phase}
+  end
+end
+return {0, phase}
+"""
 
 
 class SessionStore:
@@ -43,13 +57,18 @@ class SessionStore:
         """A new session in the gathering phase."""
         await session.open_session(self.redis, session_id, tenant, self.ttl_s)
 
-    async def next_turn(self, session_id: str) -> int:
-        """The next turn's position in the session."""
-        key = session_key(session_id, "turns")
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.incr(key)
-            pipe.expire(key, self.ttl_s)
-            return int((await pipe.execute())[0])
+    async def next_turn_if_open(
+        self, session_id: str, open_phases: Sequence[str]
+    ) -> tuple[int | None, str]:
+        """The next turn's position and the phase while the phase is open, else (None, phase).
+
+        An absent phase reads as the first of `open_phases` (a session starts gathering).
+        """
+        keys = (session.phase_key(session_id), session_key(session_id, "turns"))
+        position, phase = await self.redis.eval(
+            _NEXT_TURN_IF_OPEN, 2, *keys, self.ttl_s, *open_phases
+        )
+        return (int(position) or None), phase
 
     async def tenant(self, session_id: str) -> str | None:
         """The tenant that owns the session, or None if there is no such session."""
