@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request
@@ -56,9 +57,23 @@ async def create_session(
 ) -> dict:
     """Start a conversation."""
     session_id = logic.new_session_id()
-    await store.create(session_id, tenant)
+    await store.create(session_id, tenant, time.time())
     SESSIONS_CREATED.inc()
     return {"session_id": session_id, "phase": Phase.GATHERING}
+
+
+@router.get("/sessions")
+async def list_sessions(
+    tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
+) -> dict:
+    """The caller's recent conversations, newest first, to come back to."""
+    return {"sessions": await store.sessions_of(tenant)}
+
+
+@router.get("/catalogue")
+async def catalogue_names(request: Request, _tenant: str = Depends(tenant_of)) -> dict:
+    """Catalogue ids with their names and kinds, and the confidence threshold the notes meet."""
+    return request.app.state.catalogue_view
 
 
 @router.post("/sessions/{session_id}/messages", status_code=202)

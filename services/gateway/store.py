@@ -23,6 +23,12 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 return id
 """
 STREAM_MAXLEN = 10_000
+SESSION_LIST_MAX = 50
+
+
+def tenant_sessions_key(tenant: str) -> str:
+    """The tenant's sessions, newest last, scored by creation time (for the page's list)."""
+    return f"pw:tenant:{{{tenant}}}:sessions"
 
 
 class SessionStore:
@@ -31,12 +37,37 @@ class SessionStore:
     def __init__(self, redis: Redis, ttl_s: int) -> None:
         self.redis, self.ttl_s = redis, ttl_s
 
-    async def create(self, session_id: str, tenant: str) -> None:
-        """A new session in the gathering phase."""
+    async def create(self, session_id: str, tenant: str, now: float) -> None:
+        """A new session in the gathering phase, listed under its tenant."""
+        index = tenant_sessions_key(tenant)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.set(session_key(session_id, "tenant"), tenant, ex=self.ttl_s)
             pipe.set(session_key(session_id, "phase"), Phase.GATHERING, ex=self.ttl_s)
+            pipe.zadd(index, {session_id: now})
+            # Bounded: the oldest entries beyond the list's length are dropped.
+            pipe.zremrangebyrank(index, 0, -(SESSION_LIST_MAX + 1))
+            pipe.expire(index, self.ttl_s)
             await pipe.execute()
+
+    async def sessions_of(self, tenant: str) -> list[dict]:
+        """The tenant's live sessions, newest first: id, created, phase, first words."""
+        entries = await self.redis.zrevrange(tenant_sessions_key(tenant), 0, -1, withscores=True)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for session_id, _ in entries:
+                pipe.get(session_key(session_id, "tenant"))
+                pipe.get(session_key(session_id, "phase"))
+                pipe.zrange(session_key(session_id, "transcript"), 0, 0)
+            found = await pipe.execute()
+        listed = []
+        for i, (session_id, created) in enumerate(entries):
+            owner, phase, first = found[3 * i : 3 * i + 3]
+            if owner != tenant:  # expired since it was listed
+                continue
+            title = ChatMessage.model_validate_json(first[0].split("|", 1)[1]).text if first else ""
+            listed.append(
+                {"session_id": session_id, "created": created, "phase": phase, "title": title}
+            )
+        return listed
 
     async def next_turn(self, session_id: str) -> int:
         """The next turn's position in the session."""

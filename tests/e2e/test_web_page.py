@@ -1,0 +1,259 @@
+"""The web page in a real browser (Debian's Chromium, headless) on the real embedded stack.
+
+One stack for the module (heuristic model backend, anonymous loopback mode) and one browser;
+each test has its own browser context. Screenshots: artifacts/web/<test>/ (printed at the end).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+
+import pytest
+import pytest_asyncio
+from axe_playwright_python.async_playwright import Axe
+from playwright.async_api import expect
+from redis.asyncio import Redis
+
+from catalogue import load_catalogue
+from planwire.stack import EmbeddedStack
+from shared.redis import session_key
+from tests.e2e.web import (
+    Shots,
+    assistant,
+    child,
+    chip_names,
+    chromium,
+    new_conversation,
+    opened,
+    restart_gateway,
+    say,
+    step_states,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+
+TURNS = [
+    "Invoices arrive as PDF attachments in our Gmail inbox; pull the vendor and total out of each PDF.",
+    "Every Monday morning post a digest of last week's invoices to Slack in #finance.",
+    "That's everything, please confirm what you will build.",
+]
+
+
+@pytest_asyncio.fixture(scope="module")
+async def web_stack():
+    from shared.model.factory import ModelSettings
+
+    async with EmbeddedStack(ModelSettings(model="heuristic")) as running:
+        yield running
+
+
+@pytest_asyncio.fixture(scope="module")
+async def browser(web_stack):
+    async with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def shots(request):
+    return Shots(request.node.name)
+
+
+async def gather_to_confirmation(page, shots: Shots | None = None) -> str:
+    session_id = await new_conversation(page)
+    for text in TURNS:
+        await say(page, text)
+        if shots and text is TURNS[0]:
+            await expect(page.locator("#integrations li")).not_to_have_count(0)
+            await shots.take(page, "notes")
+    await expect(page.locator("#confirmation")).to_be_visible()
+    return session_id
+
+
+async def outbox_ids(stack: EmbeddedStack, session_id: str) -> list[str]:
+    redis = Redis.from_url(stack.redis_url, decode_responses=True)
+    try:
+        return [i for i, _ in await redis.xrange(session_key(session_id, "outbox"))]
+    finally:
+        await redis.aclose()
+
+
+async def shown_event_ids(page) -> list[str]:
+    return await page.locator("#activity-log li").evaluate_all(
+        "items => items.map(li => li.dataset.eventId)"
+    )
+
+
+async def test_a_conversation_becomes_a_saved_workflow_in_the_page(web_stack, browser, shots):
+    async with opened(browser, web_stack.gateway_url + "/") as page:
+        await shots.take(page, "empty")
+        session_id = await gather_to_confirmation(page, shots)
+
+        # Notes: catalogue names as chips, confidence against the threshold.
+        names = {load_catalogue().get(i).name for i in ("gmail", "pdf_parser", "slack")}
+        assert names <= set(
+            await chip_names(page, "integrations")
+        ) | set(await chip_names(page, "tools")), await page.locator(".notes").inner_text()
+        await expect(page.locator("#confidence-text")).to_contain_text("of the 80% needed")
+        assert float(await page.locator("#confidence").get_attribute("value")) >= 0.8
+        await expect(page.locator("#confirmation-text")).to_contain_text("Slack")
+        await shots.take(page, "confirmation")
+
+        await page.get_by_role("button", name="Confirm").click()
+        await expect(page.locator("#pipeline")).to_be_visible()
+        await shots.take(page, "plan")
+        await expect(page.locator("#workflow")).to_be_visible()
+        await expect(page.locator("#phase")).to_have_text("— completed")
+        states = await step_states(page)
+        assert set(states.values()) == {"done"}, states
+        fixed = await page.locator("#fixed-steps .step").evaluate_all(
+            "s => s.map(e => e.dataset.nodeId)"
+        )
+        assert fixed == ["save", "summarizer"]
+        dynamic = await page.locator("#dynamic-steps .step-name").all_inner_texts()
+        assert any(name.startswith("Gmail") for name in dynamic), dynamic
+        activity = await page.locator("#activity-log li").evaluate_all(
+            "items => items.map(li => li.textContent)"
+        )
+        assert {"running", "done"} <= {t.rsplit(": ", 1)[-1] for t in activity}, activity
+        await shots.take(page, "workflow")
+
+        async with page.expect_download() as downloading:
+            await page.get_by_role("button", name="Download workflow JSON").click()
+        download = await downloading.value
+        document = json.loads((await download.path()).read_text())
+        assert download.suggested_filename.endswith(".json")
+        assert {n.get("specialist") for n in document["nodes"]} >= {"gmail", "slack"}, document
+
+        # The session list brings the conversation back after a reload, with nothing doubled.
+        messages = await page.locator("#messages li").count()
+        await page.reload()
+        await expect(page.locator("#workflow")).to_be_visible()
+        await expect(page.locator(f'#session-list a[href="#s={session_id}"]')).to_contain_text(
+            "Invoices arrive"
+        )
+        await expect(page.locator("#messages li")).to_have_count(messages)
+        assert set((await step_states(page)).values()) == {"done"}
+
+        # A message after completion: the gateway's 409, in words.
+        await page.locator("#message").fill("One more thing: also email me.")
+        await page.locator("#message").press("Enter")
+        await expect(page.locator("#error")).to_contain_text("Not now: the session is completed")
+        await expect(page.locator("#message")).to_have_value("One more thing: also email me.")
+        await shots.take(page, "conflict")
+
+
+async def test_a_change_requested_at_confirmation(web_stack, browser, shots):
+    async with opened(browser, web_stack.gateway_url + "/") as page:
+        await gather_to_confirmation(page)
+        await page.get_by_role("button", name="Change").click()
+        assert await page.evaluate("document.activeElement.id") == "message"
+        await say(page, "Actually, post the digest to Microsoft Teams instead of Slack.")
+        await expect(page.locator("#removed li del")).to_have_text(["Slack"])
+        assert "Microsoft Teams" in await chip_names(page, "integrations")
+        await shots.take(page, "changed")
+        await expect(page.locator("#confirmation")).to_be_visible()
+        await expect(page.locator("#confirmation-text")).to_contain_text("Teams")
+        await page.get_by_role("button", name="Confirm").click()
+        await expect(page.locator("#workflow")).to_be_visible()
+        doc = await page.locator("#workflow-doc").inner_text()
+        assert '"teams"' in doc and '"slack"' not in doc, doc
+        await shots.take(page, "workflow")
+
+
+async def test_the_stream_resumes_after_a_reconnect_in_the_middle_of_dispatch(
+    web_stack, browser, shots
+):
+    runner = child(web_stack, "specialist")
+    async with opened(browser, web_stack.gateway_url + "/") as page:
+        session_id = await gather_to_confirmation(page)
+        runner.signal_group(signal.SIGSTOP)  # steps wait: dispatch stays in the middle
+        try:
+            await page.get_by_role("button", name="Confirm").click()
+            await expect(page.locator('.step[data-state="running"]')).to_have_count(1)
+            await shots.take(page, "dispatching")
+
+            async def while_down():
+                await expect(page.locator("#error")).to_contain_text("cannot be reached")
+                await shots.take(page, "gateway-down")
+
+            await restart_gateway(web_stack, down_s=1.0, while_down=while_down)
+        finally:
+            runner.signal_group(signal.SIGCONT)
+        await expect(page.locator("#connection")).to_have_text("Live")
+        await expect(page.locator("#workflow")).to_be_visible()
+        await expect(page.locator("#error")).to_be_hidden()
+        await shots.take(page, "resumed")
+
+        shown = await shown_event_ids(page)
+        assert shown == await outbox_ids(web_stack, session_id), "an event lost or repeated"
+        assert set((await step_states(page)).values()) == {"done"}
+        turn_ids = await page.locator("#messages li.assistant").evaluate_all(
+            "items => items.map(li => li.dataset.turnId)"
+        )
+        assert len(turn_ids) == len(set(turn_ids)) == len(TURNS) + 1
+
+
+async def test_keyboard_only_from_an_empty_page_to_a_saved_workflow(web_stack, browser, shots):
+    async with opened(browser, web_stack.gateway_url + "/") as page:
+        keys = page.keyboard
+        await expect(page.locator("#new-session")).to_be_focused()
+        await keys.press("Enter")
+        await expect(page.locator("#message")).to_be_focused()
+        for text in TURNS:
+            replies = await assistant(page).count()
+            await keys.type(text)
+            await keys.press("Enter")
+            await expect(assistant(page)).to_have_count(replies + 1)
+        await shots.take(page, "confirmation")
+        await keys.press("Tab")  # Send
+        await keys.press("Tab")  # Confirm
+        await expect(page.get_by_role("button", name="Confirm")).to_be_focused()
+        await keys.press("Enter")
+        await expect(page.locator("#workflow")).to_be_visible()
+        await page.locator("#download").focus()  # reached by Tab as well; checked below
+        order = await page.evaluate(
+            """() => [...document.querySelectorAll('a[href], button, textarea, input, [tabindex]')]
+                 .filter(e => !e.disabled && e.offsetParent !== null && e.tabIndex >= 0).map(e => e.id)"""
+        )
+        assert "download" in order and "confirm" not in order
+        async with page.expect_download():
+            await keys.press("Enter")
+        await shots.take(page, "done")
+
+
+async def test_no_serious_accessibility_violations(web_stack, browser, shots):
+    axe = Axe()
+    async with opened(browser, web_stack.gateway_url + "/") as page:
+        found = {}
+        found["empty"] = await axe.run(page)
+        await gather_to_confirmation(page)
+        found["confirmation"] = await axe.run(page)
+        await page.get_by_role("button", name="Confirm").click()
+        await expect(page.locator("#workflow")).to_be_visible()
+        await page.locator("#activity summary").click()
+        found["workflow"] = await axe.run(page)
+        await shots.take(page, "scanned")
+    serious = {
+        state: [
+            (v["id"], v["impact"], len(v["nodes"]))
+            for v in result.response["violations"]
+            if v["impact"] in {"serious", "critical"}
+        ]
+        for state, result in found.items()
+    }
+    assert serious == {state: [] for state in found}, serious
+    (shots.folder / "axe.json").write_text(
+        json.dumps({s: r.response["violations"] for s, r in found.items()}, indent=1)
+    )
+
+
+async def test_the_page_is_served_with_its_own_assets_only(web_stack):
+    import httpx
+
+    async with httpx.AsyncClient(base_url=web_stack.gateway_url) as http:
+        page = await http.get("/")
+        script = await http.get("/ui/app.js")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
