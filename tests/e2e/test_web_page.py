@@ -6,6 +6,7 @@ each test has its own browser context. Screenshots: artifacts/web/<test>/ (print
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 
@@ -19,6 +20,7 @@ from catalogue import load_catalogue
 from planwire.stack import EmbeddedStack
 from shared.redis import session_key
 from tests.e2e.web import (
+    Cuttable,
     Shots,
     assistant,
     child,
@@ -26,7 +28,6 @@ from tests.e2e.web import (
     chromium,
     new_conversation,
     opened,
-    restart_gateway,
     say,
     step_states,
 )
@@ -91,9 +92,9 @@ async def test_a_conversation_becomes_a_saved_workflow_in_the_page(web_stack, br
 
         # Notes: catalogue names as chips, confidence against the threshold.
         names = {load_catalogue().get(i).name for i in ("gmail", "pdf_parser", "slack")}
-        assert names <= set(
-            await chip_names(page, "integrations")
-        ) | set(await chip_names(page, "tools")), await page.locator(".notes").inner_text()
+        assert names <= set(await chip_names(page, "integrations")) | set(
+            await chip_names(page, "tools")
+        ), await page.locator(".notes").inner_text()
         await expect(page.locator("#confidence-text")).to_contain_text("of the 80% needed")
         assert float(await page.locator("#confidence").get_attribute("value")) >= 0.8
         await expect(page.locator("#confirmation-text")).to_contain_text("Slack")
@@ -152,12 +153,15 @@ async def test_a_change_requested_at_confirmation(web_stack, browser, shots):
         await expect(page.locator("#removed li del")).to_have_text(["Slack"])
         assert "Microsoft Teams" in await chip_names(page, "integrations")
         await shots.take(page, "changed")
+        await expect(page.locator("#phase")).to_have_text("— gathering")
+        await say(page, "That's everything.")
         await expect(page.locator("#confirmation")).to_be_visible()
         await expect(page.locator("#confirmation-text")).to_contain_text("Teams")
         await page.get_by_role("button", name="Confirm").click()
         await expect(page.locator("#workflow")).to_be_visible()
         doc = await page.locator("#workflow-doc").inner_text()
-        assert '"teams"' in doc and '"slack"' not in doc, doc
+        used = {n.get("specialist") for n in json.loads(doc)["nodes"]}
+        assert "microsoft_teams" in used and "slack" not in used, used
         await shots.take(page, "workflow")
 
 
@@ -165,23 +169,25 @@ async def test_the_stream_resumes_after_a_reconnect_in_the_middle_of_dispatch(
     web_stack, browser, shots
 ):
     runner = child(web_stack, "specialist")
-    async with opened(browser, web_stack.gateway_url + "/") as page:
+    line = await Cuttable(web_stack.gateway_url).start()
+    async with opened(browser, line.url + "/") as page:
         session_id = await gather_to_confirmation(page)
         runner.signal_group(signal.SIGSTOP)  # steps wait: dispatch stays in the middle
         try:
             await page.get_by_role("button", name="Confirm").click()
             await expect(page.locator('.step[data-state="running"]')).to_have_count(1)
             await shots.take(page, "dispatching")
-
-            async def while_down():
-                await expect(page.locator("#error")).to_contain_text("cannot be reached")
-                await shots.take(page, "gateway-down")
-
-            await restart_gateway(web_stack, down_s=1.0, while_down=while_down)
+            await line.cut()
+            await expect(page.locator("#error")).to_contain_text("cannot be reached")
         finally:
             runner.signal_group(signal.SIGCONT)
-        await expect(page.locator("#connection")).to_have_text("Live")
+        # The rest of the plan runs while the page is cut off.
+        await until_saved(web_stack, session_id)
+        assert await page.locator("#workflow").is_hidden()
+        await shots.take(page, "cut-off")
+        await line.restore()
         await expect(page.locator("#workflow")).to_be_visible()
+        await expect(page.locator("#connection")).to_have_text("Live")
         await expect(page.locator("#error")).to_be_hidden()
         await shots.take(page, "resumed")
 
@@ -192,6 +198,20 @@ async def test_the_stream_resumes_after_a_reconnect_in_the_middle_of_dispatch(
             "items => items.map(li => li.dataset.turnId)"
         )
         assert len(turn_ids) == len(set(turn_ids)) == len(TURNS) + 1
+    await line.cut()
+
+
+async def until_saved(stack: EmbeddedStack, session_id: str) -> None:
+    redis = Redis.from_url(stack.redis_url, decode_responses=True)
+    try:
+        for _ in range(600):
+            entries = await redis.xrange(session_key(session_id, "outbox"))
+            if any(fields["type"] == "workflow_completed" for _, fields in entries):
+                return
+            await asyncio.sleep(0.1)
+    finally:
+        await redis.aclose()
+    raise AssertionError("the workflow was not saved and announced")
 
 
 async def test_keyboard_only_from_an_empty_page_to_a_saved_workflow(web_stack, browser, shots):

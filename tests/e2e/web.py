@@ -11,11 +11,9 @@ import asyncio
 import os
 import re
 import shutil
-import signal
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import httpx
 from playwright.async_api import Browser, Page, async_playwright, expect
 
 from planwire.stack import EmbeddedStack
@@ -119,21 +117,50 @@ def child(stack: EmbeddedStack, name: str):
     return next(c for c in stack.services if c.name == name)
 
 
-async def restart_gateway(stack: EmbeddedStack, down_s: float, while_down=None) -> None:
-    """Stop the gateway process, leave it down a while, start it again on the same port."""
-    gateway = child(stack, "gateway")
-    gateway.signal_group(signal.SIGTERM)
-    await asyncio.to_thread(gateway.popen.wait, 15)
-    if while_down is not None:
-        await while_down()
-    await asyncio.sleep(down_s)
-    gateway.start()
-    async with httpx.AsyncClient(base_url=stack.gateway_url) as http:
-        for _ in range(200):
+class Cuttable:
+    """A TCP proxy in front of the gateway whose line can be cut: open connections are
+    closed and new ones refused (the browser sees the stack vanish) until it is restored."""
+
+    def __init__(self, target_url: str) -> None:
+        host, port = target_url.removeprefix("http://").rsplit(":", 1)
+        self.target = (host, int(port))
+        self.server: asyncio.Server | None = None
+        self.port = 0
+        self.links: set[asyncio.StreamWriter] = set()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def start(self) -> Cuttable:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
+        self.port = self.server.sockets[0].getsockname()[1]
+        return self
+
+    async def cut(self) -> None:
+        """Close every open connection and stop listening."""
+        assert self.server is not None
+        self.server.close()
+        for writer in list(self.links):
+            writer.transport.abort()
+        await self.server.wait_closed()
+
+    async def restore(self) -> None:
+        await self.start()  # same port: the page reconnects to the address it knows
+
+    async def _serve(self, reader, writer) -> None:
+        up_reader, up_writer = await asyncio.open_connection(*self.target)
+        self.links |= {writer, up_writer}
+
+        async def pipe(src, dst) -> None:
             try:
-                if (await http.get("/health")).status_code == 204:
-                    return
-            except httpx.TransportError:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
                 pass
-            await asyncio.sleep(0.1)
-    raise AssertionError("the gateway did not come back")
+            finally:
+                dst.transport.abort()
+                self.links.discard(dst)
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))

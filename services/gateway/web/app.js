@@ -228,6 +228,7 @@ function applyEvent(event) {
       else $("confirmation").hidden = true;
       refreshNotes();
       refreshOutline();
+      refreshSessions();
       break;
     case "plan":
       $("confirmation").hidden = true;
