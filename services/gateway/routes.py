@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request
@@ -57,7 +56,7 @@ async def create_session(
 ) -> dict:
     """Start a conversation."""
     session_id = logic.new_session_id()
-    await store.create(session_id, tenant, time.time())
+    await store.create(session_id, tenant)
     SESSIONS_CREATED.inc()
     return {"session_id": session_id, "phase": Phase.GATHERING}
 

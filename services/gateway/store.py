@@ -7,6 +7,7 @@ client's connection reads it, and a reconnecting client resumes after its Last-E
 from __future__ import annotations
 
 import json
+import time
 
 from redis.asyncio import Redis
 
@@ -37,9 +38,9 @@ class SessionStore:
     def __init__(self, redis: Redis, ttl_s: int) -> None:
         self.redis, self.ttl_s = redis, ttl_s
 
-    async def create(self, session_id: str, tenant: str, now: float) -> None:
+    async def create(self, session_id: str, tenant: str) -> None:
         """A new session in the gathering phase, listed under its tenant."""
-        index = tenant_sessions_key(tenant)
+        index, now = tenant_sessions_key(tenant), time.time()
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.set(session_key(session_id, "tenant"), tenant, ex=self.ttl_s)
             pipe.set(session_key(session_id, "phase"), Phase.GATHERING, ex=self.ttl_s)
