@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
+import sys
 
 import pytest
 import pytest_asyncio
@@ -277,3 +279,48 @@ async def test_the_page_is_served_with_its_own_assets_only(web_stack):
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+
+
+async def test_planwire_demo_open_shows_the_played_conversation_in_the_page(
+    browser, shots, tmp_path
+):
+    opened_urls = tmp_path / "opened"
+    recorder = tmp_path / "browser.py"
+    recorder.write_text(f"import sys\nopen({str(opened_urls)!r}, 'a').write(sys.argv[1] + '\\n')\n")
+    demo = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "planwire", "demo", "--open", "--model", "heuristic"),
+        env={**os.environ, "BROWSER": f"{sys.executable} {recorder} %s"},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        url = await asyncio.wait_for(announced_page(demo), 300)
+        for _ in range(100):  # the browser command runs in the background
+            if opened_urls.exists() and opened_urls.read_text().split() == [url]:
+                break
+            await asyncio.sleep(0.1)
+        assert opened_urls.read_text().split() == [url]
+        async with opened(browser, url) as page:
+            await expect(page.locator("#workflow")).to_be_visible()
+            await expect(page.locator("#phase")).to_have_text("— completed")
+            assert set((await step_states(page)).values()) == {"done"}
+            await shots.take(page, "demo")
+    finally:
+        demo.send_signal(signal.SIGTERM)  # the demo stops its stack, then exits
+        try:
+            status = await asyncio.wait_for(demo.wait(), 60)
+        except TimeoutError:
+            demo.kill()
+            raise
+    assert status == 0
+
+
+async def announced_page(demo) -> str:
+    """Read the demo's output until it prints the page's address."""
+    seen = []
+    while line := (await demo.stdout.readline()).decode():
+        seen.append(line)
+        if "the conversation in a browser:" in line:
+            return line.rsplit(" ", 1)[1].strip()
+    raise AssertionError("the demo ended without opening the page:\n" + "".join(seen))
