@@ -14,7 +14,7 @@ from prometheus_client import REGISTRY, make_asgi_app
 from catalogue import load_catalogue
 from planwire import topology
 from schemas.turn import TurnReceived
-from services.gateway import handlers, logic, routes
+from services.gateway import browser_auth, handlers, logic, routes
 from services.gateway.metrics import phase_sampler
 from services.gateway.store import SessionStore
 from shared.service import Service
@@ -66,6 +66,7 @@ async def lifespan(app: FastAPI):
 
 app = FastAPI(title="planwire gateway", version="1.0.0", lifespan=lifespan)
 app.include_router(routes.router)
+app.include_router(browser_auth.router)
 app.mount("/metrics", make_asgi_app(REGISTRY))
 app.mount("/ui", StaticFiles(directory=WEB), name="ui")
 

@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 
+import httpx
 import pytest
 import pytest_asyncio
 from axe_playwright_python.async_playwright import Axe
@@ -19,6 +20,7 @@ from playwright.async_api import expect
 from redis.asyncio import Redis
 
 from catalogue import load_catalogue
+from planwire.procs import Child, free_ports, stop_children
 from planwire.stack import EmbeddedStack
 from shared.redis import session_key
 from tests.e2e.web import (
@@ -271,7 +273,6 @@ async def test_no_serious_accessibility_violations(web_stack, browser, shots):
 
 
 async def test_the_page_is_served_with_its_own_assets_only(web_stack):
-    import httpx
 
     async with httpx.AsyncClient(base_url=web_stack.gateway_url) as http:
         page = await http.get("/")
@@ -279,6 +280,94 @@ async def test_the_page_is_served_with_its_own_assets_only(web_stack):
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+
+
+KEYS = {"key-acme-" + "a" * 20: "acme", "key-globex-" + "g" * 20: "globex"}
+
+
+@pytest_asyncio.fixture(scope="module")
+async def keyed_gateway(web_stack):
+    """A second gateway on the module's stack that needs API keys (the first is anonymous)."""
+    port = free_ports(1)[0]
+    env = {
+        **web_stack.env,
+        "PLANWIRE_HTTP_PORT": str(port),
+        "PLANWIRE_API_KEYS": json.dumps(KEYS),
+    }
+    gateway = Child(
+        "gateway-keyed",
+        [sys.executable, "-m", "services.gateway.main"],
+        web_stack.log_dir / "gateway-keyed.log",
+        env,
+    ).start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        await healthy(url, gateway)
+        yield url
+    finally:
+        stop_children([gateway])
+
+
+async def sign_in(page, key: str) -> None:
+    await expect(page.get_by_label("API key")).to_be_focused()
+    await page.keyboard.type(key)
+    await page.keyboard.press("Enter")
+    await expect(page.locator("#app")).to_be_visible()
+
+
+async def test_a_second_tenant_sees_nothing_of_the_first(browser, keyed_gateway, shots):
+    acme_key, globex_key = list(KEYS)
+    async with opened(browser, keyed_gateway + "/") as acme:
+        await expect(acme.locator("#login")).to_be_visible()
+        assert acme.url == keyed_gateway + "/"
+        await acme.keyboard.type("not-a-key")
+        await acme.keyboard.press("Enter")
+        await expect(acme.locator("#error")).to_contain_text("not known to this gateway")
+        await shots.take(acme, "login-refused")
+        await acme.get_by_label("API key").fill("")
+        await sign_in(acme, acme_key)
+        assert acme_key not in acme.url
+        cookie = next(c for c in await acme.context.cookies() if c["name"] == "planwire_auth")
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+        assert acme_key not in cookie["value"]
+        acme_session = await new_conversation(acme)
+        await say(acme, TURNS[0])
+        await expect(acme.locator("#session-list li")).to_have_count(1)
+        await shots.take(acme, "acme")
+
+        async with opened(browser, keyed_gateway + "/") as globex:
+            await sign_in(globex, globex_key)
+            await expect(globex.locator("#sessions-empty")).to_be_visible()
+            await expect(globex.locator("#session-list li")).to_have_count(0)
+            await globex.goto(f"{keyed_gateway}/#s={acme_session}")
+            await expect(globex.locator("#error")).to_contain_text("Not found")
+            await expect(globex.locator("#messages li")).to_have_count(0)
+            stream = await globex.evaluate(
+                "id => fetch(`/v1/sessions/${id}/events`).then(r => r.status)", acme_session
+            )
+            assert stream == 404
+            await shots.take(globex, "globex")
+
+            await globex.get_by_role("button", name="Sign out").click()
+            await expect(globex.locator("#login")).to_be_visible()
+            await globex.reload()
+            await expect(globex.locator("#login")).to_be_visible()
+        # The first tenant's page is untouched by the second signing in and out.
+        await acme.reload()
+        await expect(acme.locator(f'#session-list a[href="#s={acme_session}"]')).to_be_visible()
+
+
+async def healthy(url: str, child_process: Child) -> None:
+    async with httpx.AsyncClient(base_url=url) as http:
+        for _ in range(1200):
+            child_process.check()
+            try:
+                if (await http.get("/health")).status_code == 204:
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"the keyed gateway did not start:\n{child_process.tail()}")
 
 
 async def test_planwire_demo_open_shows_the_played_conversation_in_the_page(
