@@ -94,6 +94,8 @@ def _announce(stack: EmbeddedStack) -> None:
     typer.echo(
         f"broker: {stack.bootstrap}\nredis: {stack.redis_url}\nlogs: {stack.log_dir}\npids: {pids}"
     )
+    if stack.gateway_url:
+        typer.echo(f"open {stack.gateway_url}/ in a browser for the page")
     typer.echo("planwire is up; Ctrl-C to stop.")
 
 
@@ -133,11 +135,21 @@ def demo(
     model: Backend | None = typer.Option(
         None, help="Model backend (default: $PLANWIRE_MODEL, else heuristic)."
     ),
+    open_page: bool = typer.Option(
+        False,
+        "--open",
+        help="Then open the conversation in a browser and keep the stack up until Ctrl-C.",
+    ),
 ) -> None:
     """Start the embedded stack, play a short conversation to a built workflow, stop."""
     from planwire.demo import run_demo
 
-    state = run_demo(_model_settings(model))
+    settings = _model_settings(model)
+    signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops the stack like Ctrl-C does
+    try:
+        state = run_demo(settings, open_page=open_page)
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
     if state["phase"] != "completed":
         raise typer.Exit(1)
 

@@ -66,6 +66,12 @@ async def read(redis: Redis, session_id: str, last: int | None = None) -> list[C
     return [decode(entry) for entry in text_list(raw)]
 
 
+async def read_first(redis: Redis, session_id: str) -> ChatMessage | None:
+    """The transcript's first message, if any (a session's title)."""
+    raw = text_list(await redis.zrange(_keys(session_id)[0], 0, 0))
+    return decode(raw[0]) if raw else None
+
+
 class TranscriptWriter:
     """Appends to one session's transcript, once per message id."""
 

@@ -7,6 +7,7 @@ import re
 import secrets
 from typing import Any
 
+from catalogue import Catalogue
 from schemas.turn import MAX_MESSAGE_CHARS
 
 MAX_MESSAGE_BYTES = 8 * 1024
@@ -50,3 +51,11 @@ def resume_point(last_event_id: str | None) -> str:
     if last_event_id and STREAM_ID.match(last_event_id.strip()):
         return last_event_id.strip()
     return "0-0"
+
+
+def catalogue_view(catalogue: Catalogue, threshold: float) -> dict[str, Any]:
+    """What the page needs to show notes: each id's name and kind, and the threshold."""
+    return {
+        "threshold": threshold,
+        "entries": {e.id: {"name": e.name, "kind": e.kind} for e in catalogue.entries},
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -10,7 +11,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from schemas.turn import Phase, TurnReceived
-from services.gateway import logic
+from services.gateway import browser_auth, logic
 from services.gateway.metrics import SESSIONS_CREATED, TURNS
 from services.gateway.store import SessionStore
 
@@ -33,14 +34,16 @@ def store_of(request: Request) -> SessionStore:
 
 
 def tenant_of(request: Request, authorization: str | None = Header(default=None)) -> str:
-    """The caller's tenant from its bearer key; open access when no keys are configured."""
+    """The caller's tenant from its bearer key or its sign-in cookie; open without keys."""
     keys: dict[str, str] = request.app.state.api_keys
     if not keys:
         return "public"
-    token = (authorization or "").removeprefix("Bearer ").strip()
-    if token not in keys:
+    tenant = browser_auth.bearer_tenant(keys, authorization) or browser_auth.verify(
+        request.cookies.get(browser_auth.COOKIE), time.time()
+    )
+    if tenant is None:
         raise HTTPException(401, "missing or unknown API key")
-    return keys[token]
+    return tenant
 
 
 async def owned_session(
@@ -61,6 +64,21 @@ async def create_session(
     await store.create(session_id, tenant)
     SESSIONS_CREATED.inc()
     return {"session_id": session_id, "phase": Phase.GATHERING}
+
+
+@router.get("/sessions")
+async def list_sessions(
+    tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
+) -> dict[str, Any]:
+    """The caller's recent conversations, newest first, to come back to."""
+    return {"sessions": await store.sessions_of(tenant)}
+
+
+@router.get("/catalogue")
+async def catalogue_names(request: Request, _tenant: str = Depends(tenant_of)) -> dict[str, Any]:
+    """Catalogue ids with their names and kinds, and the confidence threshold the notes meet."""
+    view: dict[str, Any] = request.app.state.catalogue_view
+    return view
 
 
 @router.post("/sessions/{session_id}/messages", status_code=202)

@@ -14,8 +14,9 @@ client's connection reads it, and a reconnecting client resumes after its Last-E
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from redis.asyncio import Redis
 
@@ -45,6 +46,12 @@ for i = 2, #ARGV do
 end
 return {0, phase}
 """
+SESSION_LIST_MAX = 50
+
+
+def tenant_sessions_key(tenant: str) -> str:
+    """The tenant's sessions, newest last, scored by creation time (for the page's list)."""
+    return f"pw:tenant:{{{tenant}}}:sessions"
 
 
 class SessionStore:
@@ -54,8 +61,37 @@ class SessionStore:
         self.redis, self.ttl_s = redis, ttl_s
 
     async def create(self, session_id: str, tenant: str) -> None:
-        """A new session in the gathering phase."""
+        """A new session in the gathering phase, listed under its tenant."""
         await session.open_session(self.redis, session_id, tenant, self.ttl_s)
+        index = tenant_sessions_key(tenant)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(index, {session_id: time.time()})
+            # Bounded: the oldest entries beyond the list's length are dropped.
+            pipe.zremrangebyrank(index, 0, -(SESSION_LIST_MAX + 1))
+            pipe.expire(index, self.ttl_s)
+            await pipe.execute()
+
+    async def sessions_of(self, tenant: str) -> list[dict[str, Any]]:
+        """The tenant's live sessions, newest first: id, created, phase, first words."""
+        entries = cast(
+            "list[tuple[bytes | str, float]]",
+            await self.redis.zrevrange(tenant_sessions_key(tenant), 0, -1, withscores=True),
+        )
+        listed = []
+        for raw_id, created in entries:
+            session_id = text(raw_id)
+            if await session.tenant(self.redis, session_id) != tenant:  # expired since listed
+                continue
+            first = await transcript.read_first(self.redis, session_id)
+            listed.append(
+                {
+                    "session_id": session_id,
+                    "created": created,
+                    "phase": await session.phase(self.redis, session_id),
+                    "title": first.text if first else "",
+                }
+            )
+        return listed
 
     async def next_turn_if_open(
         self, session_id: str, open_phases: Sequence[str]
