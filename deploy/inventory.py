@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from catalogue import load_catalogue
-from planwire.topology import SERVICES
+from planwire.topology import SERVICES, node
+from schemas.plan import RunStep
 from schemas.topics import Topic, all_topics
 from services.specialist.runners import ALL, select_runners
 
@@ -50,6 +51,22 @@ class Workload:
     def uses_model(self) -> bool:
         """Whether it needs PLANWIRE_MODEL_* settings and the model API key."""
         return self.component in MODEL_SERVICES
+
+    @property
+    def groups(self) -> dict[str, list[Topic]]:
+        """Its consumer groups and the topics each reads, as the topology declares them."""
+        return consumer_groups(self.component, self.runner)
+
+
+def consumer_groups(component: str, runner: str | None = None) -> dict[str, list[Topic]]:
+    """Consumer group -> topics of one deployed service (a specialist deployment: one runner)."""
+    if runner is not None:
+        return {f"specialist.{runner}": [RunStep.topic_for(runner)]}
+    groups: dict[str, list[Topic]] = {}
+    for consumed in node(component).consumes:
+        if consumed.event.topic is not None:
+            groups.setdefault(consumed.group, []).append(consumed.event.topic)
+    return groups
 
 
 def dns_name(identifier: str) -> str:

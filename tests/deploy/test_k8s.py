@@ -14,11 +14,13 @@ from schemas.plan import FIXED_RUNNERS
 from tests.deploy.tools import ROOT, run
 
 K8S_VERSION = "1.30.0"
-# Custom resources of the Prometheus Operator: no schema ships with kubernetes-validate,
-# so they are checked structurally below instead.
+# Custom resources: no schema ships with kubernetes-validate. The Prometheus Operator's are
+# checked structurally below; KEDA's ScaledObjects against KEDA's CRD schema in
+# tests/deploy/test_scaling.py.
 CRD_KINDS = {
     ("monitoring.coreos.com/v1", "PodMonitor"),
     ("monitoring.coreos.com/v1", "PrometheusRule"),
+    ("keda.sh/v1alpha1", "ScaledObject"),
 }
 CORE = ["gateway", "trimmer", "annotator", "conversation", "classifier", "planner", "dispatcher"]
 
@@ -134,22 +136,22 @@ def test_pods_carry_the_recommended_labels():
 
 
 def test_each_deployment_has_its_service_autoscaler_and_disruption_budget():
-    services, hpas, pdbs = (
+    services, scalers, pdbs = (
         of_kind("Service"),
-        of_kind("HorizontalPodAutoscaler"),
+        of_kind("ScaledObject"),
         of_kind("PodDisruptionBudget"),
     )
     for name, deployment in of_kind("Deployment").items():
         pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
         assert _selects(services[name]["spec"]["selector"], pod_labels), name
         assert _selects(pdbs[name]["spec"]["selector"]["matchLabels"], pod_labels), name
-        assert hpas[name]["apiVersion"] == "autoscaling/v2"
-        assert hpas[name]["spec"]["scaleTargetRef"] == {
+        assert scalers[name]["apiVersion"] == "keda.sh/v1alpha1"
+        assert scalers[name]["spec"]["scaleTargetRef"] == {
             "apiVersion": "apps/v1",
             "kind": "Deployment",
             "name": name,
         }
-        # The HPA owns the replica count; a `replicas` field would reset it on every apply.
+        # KEDA owns the replica count; a `replicas` field would reset it on every apply.
         assert "replicas" not in deployment["spec"], name
 
 
@@ -219,9 +221,11 @@ def test_only_known_custom_resources_skip_schema_validation():
 
 
 def test_production_runs_two_of_every_core_service_from_a_registry_image():
-    hpas = of_kind("HorizontalPodAutoscaler", "k8s/overlays/production")
+    scalers = of_kind("ScaledObject", "k8s/overlays/production")
     for name in CORE:
-        assert hpas[name]["spec"]["minReplicas"] == 2, name
+        assert scalers[name]["spec"]["minReplicaCount"] == 2, name
+    assert scalers["gateway"]["spec"]["maxReplicaCount"] == 10
+    assert scalers["specialist-gmail"]["spec"]["minReplicaCount"] == 0
     for deployment in of_kind("Deployment", "k8s/overlays/production").values():
         image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
         assert "/" in image and not image.endswith(":latest")
