@@ -73,8 +73,47 @@ def traffic() -> list[Panel]:
     ]
 
 
+def lag() -> list[Panel]:
+    """Backlog per consumer group (services/lag) and who owns the partitions."""
+    return [
+        Panel(
+            "Consumer lag per group and topic",
+            (("sum by (group, topic) (planwire_consumer_lag)", "{{group}} {{topic}}"),),
+            "short",
+            "Messages published and not yet processed. Growing lag that never returns to zero "
+            "fires PlanwireConsumerGroupBehind; KEDA scales each workload on it.",
+        ),
+        Panel(
+            "Consumer lag per service",
+            (
+                (
+                    'sum by (component) (label_replace(planwire_consumer_lag, "component", '
+                    '"$1", "group", "([^.]+)\\\\..*"))',
+                    "{{component}}",
+                ),
+            ),
+        ),
+        Panel(
+            "Partitions owned per workload and group",
+            (
+                (
+                    "sum by (workload, group) (planwire_assigned_partitions)",
+                    "{{workload}} {{group}}",
+                ),
+            ),
+            "short",
+            "Replicas beyond a topic's partition count own nothing and idle.",
+        ),
+    ]
+
+
 def latency() -> list[Panel]:
     return [
+        Panel(
+            "Handler p95 per service and event",
+            ((p95("planwire_handler_seconds", "service, event"), "{{service}} {{event}}"),),
+            "s",
+        ),
         Panel(
             "Handler p95 per service and topic",
             (
@@ -253,6 +292,7 @@ def reliability() -> list[Panel]:
 
 ROWS = (
     ("Traffic", traffic),
+    ("Consumer lag", lag),
     ("Latency", latency),
     ("Model health", model_health),
     ("Overrides, fallbacks and plan repairs", corrections),

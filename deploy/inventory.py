@@ -90,6 +90,16 @@ def workloads() -> list[Workload]:
     return [*core, *(specialist(r) for r in runners())]
 
 
+# The lag exporter (services/lag): one replica for the whole system, no autoscaler and no
+# consumer group of its own; it reads every group's committed offsets.
+LAG_EXPORTER = Workload("lag", "lag", ("lag",))
+
+
+def deployed() -> list[Workload]:
+    """Everything compose and Kubernetes run from the planwire image, scraped alike."""
+    return [*workloads(), LAG_EXPORTER]
+
+
 def topics() -> list[Topic]:
     """Every topic with its partition count, dead-letter twins included."""
     return all_topics(runners())

@@ -17,6 +17,7 @@ from deploy.inventory import (
     CREATE_TOPICS_SCRIPT,
     HTTP_PORT,
     IMAGE,
+    LAG_EXPORTER,
     Workload,
     topics_text,
     workloads,
@@ -50,6 +51,7 @@ def render_k8s(alerts_yaml: str) -> dict[Path, str]:
         files[Path(folder) / f"{w.name.removeprefix('specialist-')}.yaml"] = _dump(
             workload_manifests(w)
         )
+    files[Path("services/lag.yaml")] = _dump(exporter_manifests(LAG_EXPORTER))
     files[Path("kustomization.yaml")] = _dump([kustomization(sorted(map(str, files)))])
     return files
 
@@ -92,6 +94,14 @@ def workload_manifests(w: Workload) -> list[dict]:
     extra = {"planwire/runner": w.runner} if w.runner else {}
     meta = _meta(w.name, w.component, **extra)
     return [deployment(w, meta), service(w, meta), scaled_object(w, meta), pdb(w, meta)]
+
+
+def exporter_manifests(w: Workload) -> list[dict]:
+    """A single-replica Deployment and its Service: nothing to scale, one view of every group."""
+    meta = _meta(w.name, w.component)
+    box = deployment(w, meta)
+    box["spec"] = {"replicas": 1, **box["spec"]}
+    return [box, service(w, meta)]
 
 
 def deployment(w: Workload, meta: dict) -> dict:

@@ -13,6 +13,7 @@ from faststream.middlewares import AckPolicy
 from prometheus_client import REGISTRY
 
 from shared.deadletter import DeadLetterMiddleware
+from shared.metrics import PartitionOwnership
 from shared.settings import InfraSettings
 
 log = logging.getLogger("planwire.bus")
@@ -38,9 +39,11 @@ def make_broker(settings: InfraSettings, *, client_id: str) -> KafkaBroker:
 
 
 def consumer_options(settings: InfraSettings, group_id: str) -> dict[str, Any]:
-    """Subscriber options: a consumer group, commit after processing, a tunable fetch wait."""
+    """Subscriber options: a consumer group, commit after processing, a tunable fetch wait,
+    and the partitions it owns counted (`planwire_assigned_partitions`)."""
     return {
         "group_id": group_id,
+        "listener": PartitionOwnership(group_id),
         "ack_policy": AckPolicy.ACK,
         "fetch_max_wait_ms": settings.fetch_max_wait_ms,
         "auto_offset_reset": "earliest",

@@ -98,7 +98,7 @@ def test_the_example_secret_is_valid_and_not_deployed():
 def test_one_deployment_per_service_and_per_specialist():
     deployments = of_kind("Deployment")
     runners = [*load_catalogue().ids, *FIXED_RUNNERS]
-    expected = {name: [name] for name in CORE} | {
+    expected = {name: [name] for name in [*CORE, "lag"]} | {
         f"specialist-{r.replace('_', '-')}": ["specialist", r] for r in runners
     }
     assert {
@@ -144,6 +144,9 @@ def test_each_deployment_has_its_service_autoscaler_and_disruption_budget():
     for name, deployment in of_kind("Deployment").items():
         pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
         assert _selects(services[name]["spec"]["selector"], pod_labels), name
+        if name == "lag":  # the lag exporter: one replica sees every group, nothing to scale
+            assert deployment["spec"]["replicas"] == 1 and name not in scalers
+            continue
         assert _selects(pdbs[name]["spec"]["selector"]["matchLabels"], pod_labels), name
         assert scalers[name]["apiVersion"] == "keda.sh/v1alpha1"
         assert scalers[name]["spec"]["scaleTargetRef"] == {
