@@ -7,10 +7,11 @@ import contextlib
 import logging
 from collections import Counter as Tally
 
-from prometheus_client import Counter, Gauge
+from prometheus_client import Counter, Gauge, Histogram
 from redis.asyncio import Redis
 
 from schemas.turn import Phase
+from shared.tracing import seconds_since_accepted
 
 log = logging.getLogger("planwire.gateway")
 
@@ -20,6 +21,26 @@ SESSIONS_BY_PHASE = Gauge(
     "planwire_sessions_by_phase", "Live sessions in each phase (sampled from Redis).", ["phase"]
 )
 SAMPLE_EVERY_S = 15.0
+# End to end, gateway to gateway, timed against the accepting request's baggage stamp
+# (shared/tracing.py): every hop and every wait on a model is inside.
+TURN_SECONDS = Histogram(
+    "planwire_turn_seconds",
+    "From a user's message accepted to planwire's reply to it streamed.",
+    buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120),
+)
+WORKFLOW_SECONDS = Histogram(
+    "planwire_workflow_seconds",
+    "From the confirming message accepted to the saved workflow streamed.",
+    buckets=(1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200),
+)
+TIMED = {"reply": TURN_SECONDS, "workflow_completed": WORKFLOW_SECONDS}
+
+
+def observe_outbound(event_type: str) -> None:
+    """Time a reply or a saved workflow against the message that caused it, when known."""
+    histogram, elapsed = TIMED.get(event_type), seconds_since_accepted()
+    if histogram is not None and elapsed is not None:
+        histogram.observe(elapsed)
 
 
 async def count_phases(redis: Redis) -> Tally:
