@@ -35,6 +35,8 @@ COMMON_ENV = {
     "PLANWIRE_PARTITIONS": "4",
     # A real Kafka wakes long polls when data arrives, so the default wait costs no latency.
     "PLANWIRE_FETCH_MAX_WAIT_MS": "500",
+    # One JSON object a line, with session, event and trace ids (shared/logs.py).
+    "PLANWIRE_LOG_FORMAT": "json",
 }
 
 

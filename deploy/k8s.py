@@ -22,6 +22,7 @@ from deploy.inventory import (
     topics_text,
     workloads,
 )
+from deploy.dashboard import render_dashboard
 from deploy.k8s_pod import container, labels, pod_spec
 from deploy.k8s_scaling import scaled_object
 
@@ -42,9 +43,10 @@ def render_k8s(alerts_yaml: str) -> dict[Path, str]:
         Path("namespace.yaml"): _dump(
             [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}]
         ),
-        Path("config.yaml"): _dump([config_map()]),
         Path("topics.yaml"): _dump(topics_manifests()),
-        Path("monitoring.yaml"): _dump([pod_monitor(), prometheus_rule(alerts_yaml)]),
+        Path("monitoring.yaml"): _dump(
+            [pod_monitor(), prometheus_rule(alerts_yaml), dashboard_config_map()]
+        ),
     }
     for w in workloads():
         folder = "specialists" if w.runner else "services"
@@ -52,7 +54,9 @@ def render_k8s(alerts_yaml: str) -> dict[Path, str]:
             workload_manifests(w)
         )
     files[Path("services/lag.yaml")] = _dump(exporter_manifests(LAG_EXPORTER))
-    files[Path("kustomization.yaml")] = _dump([kustomization(sorted(map(str, files)))])
+    resources = sorted(map(str, files))
+    files[Path("config.env")] = config_env()
+    files[Path("kustomization.yaml")] = _dump([kustomization(resources)])
     return files
 
 
@@ -78,14 +82,29 @@ def _meta(name: str, component: str, **extra: str) -> dict:
     return {"name": name, "labels": labels(name, component, **extra)}
 
 
-def config_map() -> dict:
+CONFIG = "planwire-config"
+
+
+def config_data() -> dict[str, str]:
     """Settings every pod reads (envFrom); secrets stay in `planwire-secrets`."""
-    data = {**COMMON_ENV, "PLANWIRE_LOG_LEVEL": "INFO", "PLANWIRE_MODEL": "heuristic"}
+    return {**COMMON_ENV, "PLANWIRE_LOG_LEVEL": "INFO", "PLANWIRE_MODEL": "heuristic"}
+
+
+def config_env() -> str:
+    """config.env for kustomize's configMapGenerator: `KEY=value` lines."""
+    lines = [f"{key}={value}" for key, value in config_data().items()]
+    return HEADER + "\n".join(lines) + "\n"
+
+
+def dashboard_config_map() -> dict:
+    """The Grafana dashboard for Grafana's sidecar, which loads ConfigMaps with this label."""
+    meta = _meta("planwire-dashboard", "monitoring")
+    meta["labels"]["grafana_dashboard"] = "1"
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": _meta("planwire-config", "config"),
-        "data": data,
+        "metadata": meta,
+        "data": {"planwire.json": render_dashboard()},
     }
 
 
@@ -219,10 +238,20 @@ def prometheus_rule(alerts_yaml: str) -> dict:
 
 
 def kustomization(resources: list[str]) -> dict:
-    """The base: everything rendered here, in one namespace (secret.example.yaml is not listed)."""
+    """The base: everything rendered here, in one namespace (secret.example.yaml is not listed).
+
+    The settings are generated with a hash suffix, and kustomize rewrites every reference to
+    the new name: changing a setting changes the pod template, so the pods roll.
+    """
+    generator = {
+        "name": CONFIG,
+        "envs": ["config.env"],
+        "options": {"labels": labels(CONFIG, "config")},
+    }
     return {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
         "namespace": NAMESPACE,
         "resources": resources,
+        "configMapGenerator": [generator],
     }

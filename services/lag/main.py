@@ -142,4 +142,4 @@ def create_app(settings: Settings, *, discovered_only: bool) -> FastAPI:
 
 
 if __name__ == "__main__":
-    serve(create_app(Settings(), discovered_only="--discovered" in sys.argv[1:]), Settings())
+    serve(create_app(Settings(), discovered_only="--discovered" in sys.argv[1:]), Settings(), "lag")

@@ -44,12 +44,27 @@ def rendered(overlay: str = "k8s/base") -> tuple[dict, ...]:
     if overlay != "k8s/base":
         pytest.skip("neither kustomize nor kubectl is installed")
     listed = yaml.safe_load((ROOT / "k8s/base/kustomization.yaml").read_text())["resources"]
-    return tuple(
+    docs = tuple(
         d
         for name in listed
         for d in yaml.safe_load_all((ROOT / "k8s/base" / name).read_text())
         if d
     )
+    return (*docs, generated_config())
+
+
+def generated_config() -> dict:
+    """What kustomize's configMapGenerator makes of config.env (without the hash suffix)."""
+    lines = (ROOT / "k8s/base/config.env").read_text().splitlines()
+    pairs = [line.split("=", 1) for line in lines if line and not line.startswith("#")]
+    meta = {"name": "planwire-config"}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": dict(pairs)}
+
+
+def settings_map(overlay: str = "k8s/base") -> tuple[str, dict]:
+    """The generated settings ConfigMap's name (hash suffix and all) and its data."""
+    (name,) = [n for n in of_kind("ConfigMap", overlay) if n.startswith("planwire-config")]
+    return name, of_kind("ConfigMap", overlay)[name]["data"]
 
 
 def of_kind(kind: str, overlay: str = "k8s/base") -> dict[str, dict]:
@@ -163,7 +178,7 @@ def _selects(selector: dict, labels: dict) -> bool:
 
 
 def test_settings_come_from_the_configmap_and_secrets_from_planwire_secrets():
-    config = of_kind("ConfigMap")["planwire-config"]["data"]
+    name, config = settings_map()
     for key in (
         "PLANWIRE_KAFKA_BOOTSTRAP",
         "PLANWIRE_REDIS_URL",
@@ -175,11 +190,13 @@ def test_settings_come_from_the_configmap_and_secrets_from_planwire_secrets():
     secret_keys = set(
         yaml.safe_load((ROOT / "k8s/base/secret.example.yaml").read_text())["stringData"]
     )
-    for name, deployment in of_kind("Deployment").items():
+    for workload, deployment in of_kind("Deployment").items():
         (box,) = deployment["spec"]["template"]["spec"]["containers"]
-        assert box["envFrom"] == [{"configMapRef": {"name": "planwire-config"}}], name
+        assert box["envFrom"] == [{"configMapRef": {"name": name}}], workload
         refs = [e["valueFrom"]["secretKeyRef"] for e in box.get("env", []) if "valueFrom" in e]
-        assert all(r["name"] == "planwire-secrets" and r["key"] in secret_keys for r in refs), name
+        assert all(r["name"] == "planwire-secrets" and r["key"] in secret_keys for r in refs), (
+            workload
+        )
     gateway_env = {
         e["name"]
         for e in of_kind("Deployment")["gateway"]["spec"]["template"]["spec"]["containers"][0][
@@ -232,3 +249,41 @@ def test_production_runs_two_of_every_core_service_from_a_registry_image():
     for deployment in of_kind("Deployment", "k8s/overlays/production").values():
         image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
         assert "/" in image and not image.endswith(":latest")
+
+
+def test_a_changed_setting_renames_the_config_so_the_pods_roll(tmp_path):
+    """configMapGenerator: the ConfigMap's name carries a hash of its data, and every pod
+    template refers to it, so a changed setting is a changed pod template (a rollout)."""
+    command = kustomize_command()
+    if command is None:
+        pytest.skip("neither kustomize nor kubectl is installed")
+
+    base = tmp_path / "base"
+    shutil.copytree(ROOT / "k8s/base", base)
+
+    def config_ref() -> str:
+        result = run([*command, str(base)])
+        assert result.returncode == 0, result.stderr
+        docs = [d for d in yaml.safe_load_all(result.stdout) if d and d["kind"] == "Deployment"]
+        refs = {
+            d["spec"]["template"]["spec"]["containers"][0]["envFrom"][0]["configMapRef"]["name"]
+            for d in docs
+        }
+        (ref,) = refs
+        return ref
+
+    before = config_ref()
+    with (base / "config.env").open("a") as env:
+        env.write("PLANWIRE_HANDLER_ATTEMPTS=5\n")
+    after = config_ref()
+    assert before.startswith("planwire-config-") and after.startswith("planwire-config-")
+    assert before != after
+    production = settings_map("k8s/overlays/production")[1]
+    assert production["PLANWIRE_MODEL"] == "openai"  # the overlay merges into the generated map
+
+
+def test_grafana_loads_the_dashboard_from_a_labelled_config_map():
+    dashboard = of_kind("ConfigMap")["planwire-dashboard"]
+    assert dashboard["metadata"]["labels"]["grafana_dashboard"] == "1"
+    committed = (ROOT / "deploy/grafana/dashboards/planwire.json").read_text()
+    assert dashboard["data"]["planwire.json"] == committed
