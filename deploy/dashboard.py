@@ -110,6 +110,35 @@ def lag() -> list[Panel]:
 def latency() -> list[Panel]:
     return [
         Panel(
+            "Turn latency p50 / p95 (message accepted to reply streamed)",
+            (
+                (
+                    "histogram_quantile(0.5, sum by (le) (rate(planwire_turn_seconds_bucket[$__rate_interval])))",
+                    "p50",
+                ),
+                (
+                    "histogram_quantile(0.95, sum by (le) (rate(planwire_turn_seconds_bucket[$__rate_interval])))",
+                    "p95",
+                ),
+            ),
+            "s",
+            "End to end through every service, timed by the gateway. PlanwireTurnLatencyHigh fires when p95 stays over 20 s.",
+        ),
+        Panel(
+            "Time to saved workflow p50 / p95 (confirmation to workflow)",
+            (
+                (
+                    "histogram_quantile(0.5, sum by (le) (rate(planwire_workflow_seconds_bucket[$__rate_interval])))",
+                    "p50",
+                ),
+                (
+                    "histogram_quantile(0.95, sum by (le) (rate(planwire_workflow_seconds_bucket[$__rate_interval])))",
+                    "p95",
+                ),
+            ),
+            "s",
+        ),
+        Panel(
             "Handler p95 per service and event",
             ((p95("planwire_handler_seconds", "service, event"), "{{service}} {{event}}"),),
             "s",

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from deploy.dashboard import render_dashboard
 from deploy.inventory import (
     COMMON_ENV,
     CREATE_TOPICS_SCRIPT,
@@ -22,7 +23,6 @@ from deploy.inventory import (
     topics_text,
     workloads,
 )
-from deploy.dashboard import render_dashboard
 from deploy.k8s_pod import container, labels, pod_spec
 from deploy.k8s_scaling import scaled_object
 
