@@ -19,12 +19,13 @@ COPY schemas ./schemas
 COPY shared ./shared
 COPY services ./services
 COPY catalogue ./catalogue
-# Binary wheels only for the dependencies: the slim base has no compiler, and a dependency
-# that suddenly needs one should fail the build rather than grow the image. The locked
-# dependencies first (hash-checked), then planwire itself without resolving anything more.
+# The locked dependencies first (hash-checked), then planwire itself without resolving
+# anything more. Wheels wherever they exist; recurrent publishes only an sdist (pure
+# Python), so sources are allowed, and the slim base has no compiler: a dependency that
+# suddenly needs one fails the build rather than growing the image.
 RUN pip wheel --no-cache-dir --no-deps --wheel-dir /dist . \
  && python -m venv /opt/planwire \
- && /opt/planwire/bin/pip install --no-cache-dir --only-binary=:all: --require-hashes -r requirements/image.lock \
+ && /opt/planwire/bin/pip install --no-cache-dir --prefer-binary --require-hashes -r requirements/image.lock \
  && /opt/planwire/bin/pip install --no-cache-dir --no-deps /dist/planwire-*.whl
 
 # ---- runtime: the virtualenv on a clean slim base, as a non-root user --------------------
