@@ -16,6 +16,7 @@ COPY pyproject.toml ./
 COPY requirements/image.lock ./requirements/image.lock
 COPY planwire ./planwire
 COPY schemas ./schemas
+COPY state ./state
 COPY shared ./shared
 COPY services ./services
 COPY catalogue ./catalogue

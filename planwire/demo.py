@@ -5,10 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from planwire.client import SessionClient, StreamEvent
+
+if TYPE_CHECKING:
+    from shared.model.factory import ModelSettings
 
 SCRIPT = (
     "Invoices arrive as PDF attachments in our Gmail inbox; pull the vendor and total out of each PDF.",
@@ -19,7 +23,7 @@ CONFIRM = "Yes, that's everything. Please build it."
 FINAL_EVENTS = {"workflow_completed", "workflow_failed"}
 
 
-async def play(gateway_url: str, console: Console, *, full_path: bool = True) -> dict:
+async def play(gateway_url: str, console: Console, *, full_path: bool = True) -> dict[str, Any]:
     """Play the script, print replies and progress; returns the final session state."""
     async with SessionClient(gateway_url) as session:
         for text in SCRIPT:
@@ -89,7 +93,7 @@ def last_step_done(events: list[StreamEvent]) -> bool:
     )
 
 
-def run_demo(settings=None) -> dict:
+def run_demo(settings: ModelSettings | None = None) -> dict[str, Any]:
     """Start the embedded stack, play the demo, stop everything."""
     from planwire.stack import EmbeddedStack
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
+from typing import Any
 
 from schemas.turn import MAX_MESSAGE_CHARS
 
@@ -37,7 +38,7 @@ def new_turn_id() -> str:
     return "t-" + secrets.token_hex(8)
 
 
-def sse_frame(event_id: str, event_type: str, data: dict) -> str:
+def sse_frame(event_id: str, event_type: str, data: dict[str, Any]) -> str:
     """One Server-Sent Event; the id lets a reconnecting client resume after it."""
     return (
         f"id: {event_id}\nevent: {event_type}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
