@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import runpy
 import signal
 import sys
 import time
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from planwire.procs import StackError
 from planwire.topology import parse_services
+
+if TYPE_CHECKING:
+    from planwire.stack import EmbeddedStack
+    from shared.model.factory import ModelSettings
 
 app = typer.Typer(
     help="planwire: turn a conversation into a built workflow.",
@@ -48,9 +54,8 @@ def up(
 ) -> None:
     """Start broker, Valkey and every service on loopback; Ctrl-C or SIGTERM stops them all."""
     from planwire.stack import EmbeddedStack  # late: keeps `planwire run` light
-    from shared.model.factory import ModelSettings
 
-    stack = EmbeddedStack(ModelSettings(**({"model": model.value} if model else {})))
+    stack = EmbeddedStack(_model_settings(model))
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         stack.start(parse_services(services) if services else None)
@@ -68,12 +73,19 @@ def up(
         stack.stop()
 
 
+def _model_settings(model: Backend | None) -> ModelSettings:
+    """The model settings from the environment, with `--model` over PLANWIRE_MODEL."""
+    from shared.model.factory import ModelSettings  # late: pulls in the OpenAI client
+
+    return ModelSettings(model=model.value) if model else ModelSettings()
+
+
 def _interrupt(_signum: int, _frame: object) -> None:
     """SIGTERM takes the same way out as Ctrl-C."""
     raise KeyboardInterrupt
 
 
-def _announce(stack) -> None:
+def _announce(stack: EmbeddedStack) -> None:
     """Print where everything listens; tests read the `gateway:` and `pids:` lines."""
     for name, url in stack.service_urls.items():
         typer.echo(f"{name}: {url}")
@@ -82,10 +94,12 @@ def _announce(stack) -> None:
     typer.echo(
         f"broker: {stack.bootstrap}\nredis: {stack.redis_url}\nlogs: {stack.log_dir}\npids: {pids}"
     )
+    if stack.gateway_url:
+        typer.echo(f"open {stack.gateway_url}/ in a browser for the page")
     typer.echo("planwire is up; Ctrl-C to stop.")
 
 
-def _watch(stack) -> None:
+def _watch(stack: EmbeddedStack) -> None:
     """Wait for a signal, reporting any child that exits on its own meanwhile."""
     reported: set[str] = set()
     while True:
@@ -94,7 +108,7 @@ def _watch(stack) -> None:
             if not child.running() and child.name not in reported:
                 reported.add(child.name)
                 typer.echo(
-                    f"warning: {child.name} exited ({child.popen.returncode}); log {child.log}",
+                    f"warning: {child.name} exited ({child.returncode}); log {child.log}",
                     err=True,
                 )
 
@@ -121,29 +135,59 @@ def demo(
     model: Backend | None = typer.Option(
         None, help="Model backend (default: $PLANWIRE_MODEL, else heuristic)."
     ),
+    open_page: bool = typer.Option(
+        False,
+        "--open",
+        help="Then open the conversation in a browser and keep the stack up until Ctrl-C.",
+    ),
 ) -> None:
     """Start the embedded stack, play a short conversation to a built workflow, stop."""
     from planwire.demo import run_demo
-    from shared.model.factory import ModelSettings
 
-    state = run_demo(ModelSettings(**({"model": model.value} if model else {})))
+    settings = _model_settings(model)
+    signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops the stack like Ctrl-C does
+    try:
+        state = run_demo(settings, open_page=open_page)
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
     if state["phase"] != "completed":
         raise typer.Exit(1)
 
 
 @app.command()
 def bench(
-    turns: int = typer.Option(30, min=2, help="Turns to time."),
+    sessions: str = typer.Option(
+        "1,20", help="Concurrent session counts to measure, comma-separated (e.g. 1,20,50)."
+    ),
+    turns: int = typer.Option(10, min=1, help="Sequential turns each session plays."),
     idle: float = typer.Option(10.0, help="Seconds to sample idle CPU."),
     model: Backend | None = typer.Option(
         None, help="Model backend (default heuristic: measures the plumbing)."
     ),
+    json_out: Path | None = typer.Option(None, "--json", help="Also write the figures here."),
+    broker: str | None = typer.Option(
+        None, help="Embedded broker: noida or tansu (default: $PLANWIRE_EMBEDDED_BROKER)."
+    ),
 ) -> None:
-    """Print figures for the embedded stack: start time, turn latency, idle CPU, memory."""
+    """Measure the embedded stack: turn latency and throughput at each session count, where
+    the time goes (handler time, Redis commands and CPU per turn), idle CPU, memory, start."""
     from planwire.bench import run_bench
-    from shared.model.factory import ModelSettings
 
-    run_bench(ModelSettings(**({"model": model.value} if model else {})), turns=turns, idle_s=idle)
+    try:
+        counts = [int(part) for part in sessions.split(",") if part.strip()]
+    except ValueError:
+        raise typer.BadParameter("--sessions takes whole numbers, e.g. 1,20") from None
+    if not counts or min(counts) < 1:
+        raise typer.BadParameter("--sessions needs at least one count of 1 or more")
+    if broker:
+        os.environ["PLANWIRE_EMBEDDED_BROKER"] = broker
+    run_bench(
+        _model_settings(model),
+        sessions=counts,
+        turns=turns,
+        idle_s=idle,
+        json_path=json_out,
+    )
 
 
 @app.command()
@@ -189,11 +233,10 @@ def eval_(
 ) -> None:
     """Play scripted conversations and score the compiled plans (../shared/eval/FORMAT.md)."""
     from planwire.evaluate import run_eval
-    from shared.model.factory import ModelSettings
 
     if scripted and gateway:
         raise typer.BadParameter("--scripted starts its own stack; leave out --gateway")
-    settings = ModelSettings(**({"model": model.value} if model else {}))
+    settings = _model_settings(model)
     passed = run_eval(
         paths,
         settings,

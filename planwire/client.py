@@ -9,10 +9,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+
+KEEPALIVE_EXPIRY_S = 2.0  # below uvicorn's 5 s keep-alive timeout
 
 
 @dataclass
@@ -31,14 +34,19 @@ class SessionClient:
         self, base_url: str, *, api_key: str | None = None, timeout_s: float = 60.0
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        # uvicorn closes a connection idle for 5 s; httpx would reuse it for up to 5 s too, so
+        # a turn posted just then meets a closed socket (ReadError). Expire idle ones sooner.
         self.http = httpx.AsyncClient(
-            base_url=base_url, headers=headers, timeout=httpx.Timeout(timeout_s, read=None)
+            base_url=base_url,
+            headers=headers,
+            timeout=httpx.Timeout(timeout_s, read=None),
+            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY_S),
         )
         self.timeout_s = timeout_s
         self.session_id = ""
         self.events: asyncio.Queue[StreamEvent] = asyncio.Queue()
         self.seen: list[StreamEvent] = []
-        self._reader: asyncio.Task | None = None
+        self._reader: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> SessionClient:
         response = await self.http.post("/v1/sessions")
@@ -60,14 +68,16 @@ class SessionClient:
             f"/v1/sessions/{self.session_id}/messages", json={"text": text}
         )
         response.raise_for_status()
-        return response.json()["turn_id"]
+        return str(response.json()["turn_id"])
 
     async def say(self, text: str) -> StreamEvent:
         """Post a message and wait for the reply to that turn."""
         turn_id = await self.send(text)
         return await self.wait_for(lambda e: e.type == "reply" and e.data.get("turn_id") == turn_id)
 
-    async def wait_for(self, predicate, timeout_s: float | None = None) -> StreamEvent:
+    async def wait_for(
+        self, predicate: Callable[[StreamEvent], bool], timeout_s: float | None = None
+    ) -> StreamEvent:
         """The next stream event matching `predicate` (earlier ones are kept in `seen`)."""
         async with asyncio.timeout(timeout_s or self.timeout_s):
             while True:
@@ -79,12 +89,13 @@ class SessionClient:
         """The session as `GET /v1/sessions/{id}` returns it."""
         response = await self.http.get(f"/v1/sessions/{self.session_id}")
         response.raise_for_status()
-        return response.json()
+        state: dict[str, Any] = response.json()
+        return state
 
     async def _read_stream(self) -> None:
         last_id = None
         while True:  # reconnect after a dropped connection, resuming after the last id
-            headers = {"Last-Event-ID": last_id} if last_id else {}
+            headers: dict[str, str] = {"Last-Event-ID": last_id} if last_id else {}
             with contextlib.suppress(httpx.TransportError):
                 async with self.http.stream(
                     "GET", f"/v1/sessions/{self.session_id}/events", headers=headers
@@ -96,7 +107,7 @@ class SessionClient:
             await asyncio.sleep(0.2)
 
 
-async def parse_sse(lines) -> Any:
+async def parse_sse(lines: AsyncIterator[str]) -> AsyncIterator[StreamEvent]:
     """Yield StreamEvents from SSE lines; comment lines (keep-alives) are skipped."""
     fields: dict[str, str] = {}
     async for line in lines:

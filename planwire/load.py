@@ -14,11 +14,15 @@ import contextlib
 import json
 import os
 from collections import Counter
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from redis.asyncio import Redis
 
 from planwire.client import SessionClient, parse_sse
+
+if TYPE_CHECKING:
+    from planwire.stack import EmbeddedStack
 
 KEYS = {
     "load-a": "load-key-aaaaaaaaaaaaaaaaaaaaaaaa",
@@ -53,9 +57,14 @@ async def sample_connections(url: str, peak: list[int], stop: asyncio.Event) -> 
         await redis.aclose()
 
 
-async def open_streams(http: httpx.AsyncClient, count: int, exits, tally: Counter) -> list[str]:
+async def open_streams(
+    http: httpx.AsyncClient,
+    count: int,
+    exits: contextlib.AsyncExitStack,
+    tally: Counter[int],
+) -> list[tuple[str, httpx.Response]]:
     """Try `count` streams, each on a new session; the sessions whose stream opened."""
-    admitted = []
+    admitted: list[tuple[str, httpx.Response]] = []
     for _ in range(count):
         session_id = (await http.post("/v1/sessions")).json()["session_id"]
         response = await exits.enter_async_context(
@@ -81,8 +90,8 @@ async def reply_to(stream: httpx.Response, turn_ids: set[str], timeout_s: float)
 
 
 async def flood_turns(
-    http: httpx.AsyncClient, admitted: list, turns: int
-) -> tuple[Counter, int, int]:
+    http: httpx.AsyncClient, admitted: list[tuple[str, httpx.Response]], turns: int
+) -> tuple[Counter[int], int, int]:
     """Post `turns` messages at once over the admitted sessions; (statuses, accepted, answered)."""
     targets = [admitted[i % len(admitted)] for i in range(turns)]
     posts = [
@@ -119,12 +128,12 @@ async def complete_one(url: str) -> str:
     return done.type
 
 
-async def drive(stack, streams: int, turns: int) -> dict:
+async def drive(stack: EmbeddedStack, streams: int, turns: int) -> dict[str, Any]:
     peak, stop = [0], asyncio.Event()
     sampler = asyncio.create_task(sample_connections(stack.redis_url, peak, stop))
     await asyncio.sleep(0.3)
     idle = peak[0]
-    stream_tally: Counter = Counter()
+    stream_tally: Counter[int] = Counter()
     limits = httpx.Limits(max_connections=None)
     async with contextlib.AsyncExitStack() as exits:
         a, b = [
@@ -157,7 +166,7 @@ async def drive(stack, streams: int, turns: int) -> dict:
     }
 
 
-def run_load(streams: int, turns: int, cap: int, total: int, rate: int) -> dict:
+def run_load(streams: int, turns: int, cap: int, total: int, rate: int) -> dict[str, Any]:
     """Start the stack with these limits, drive it, print and return the figures."""
     from planwire.stack import EmbeddedStack
     from shared.model.factory import ModelSettings

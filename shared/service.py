@@ -85,8 +85,14 @@ class Service:
                     getattr(handlers, handler_name(consumed.event)),
                     consumed.event.topic,
                     group=consumed.group,
+                    **service.turn_path_options(consumed),
                 )
         return service
+
+    def turn_path_options(self, consumed: Any) -> dict[str, Any]:
+        """A turn-path consumer's own fetch wait, when the settings give one."""
+        wait = self.settings.turn_fetch_max_wait_ms
+        return {"fetch_max_wait_ms": wait} if consumed.turn_path and wait is not None else {}
 
     def publisher_of(self, event: type) -> Any:
         """The declared publisher of a produced event."""
@@ -124,7 +130,7 @@ class Service:
         self,
         deps: Callable[[Opened], Any],
         *,
-        running: Callable[[Any], AbstractAsyncContextManager] | None = None,
+        running: Callable[[Any], AbstractAsyncContextManager[None]] | None = None,
     ) -> AsgiFastStream:
         """The ASGI app; its lifespan builds `deps` for the handlers and runs `running(deps)` alongside."""
 
@@ -142,7 +148,7 @@ class Service:
 
     def serve(self, app: Any) -> None:
         """Run the app under uvicorn with this service's settings."""
-        serve(app, self.settings)
+        serve(app, self.settings, self.name)
 
 
 def handler_name(event: type) -> str:

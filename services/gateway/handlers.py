@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from faststream import Context
 
 from schemas.envelope import Event
 from schemas.plan import PlanCompiled, StepProgressed, WorkflowCompleted, WorkflowFailed
 from schemas.turn import ReplyGenerated
+from services.gateway.metrics import observe_outbound
 from services.gateway.store import SessionStore
 from shared.handling import handles
 
 
-async def forward(store: SessionStore, event: Event, event_type: str, data: dict) -> None:
+async def forward(store: SessionStore, event: Event, event_type: str, data: dict[str, Any]) -> None:
     """Append once; the SSE readers on every replica pick it up from Redis."""
     payload = {"event_id": str(event.event_id), "turn_id": event.turn_id, **data}
     await store.publish_outbound(event.session_id, str(event.event_id), event_type, payload)
+    observe_outbound(event_type)
 
 
 @handles("gateway", claim=False)
@@ -27,13 +31,19 @@ async def on_reply_generated(event: ReplyGenerated, store: SessionStore = Contex
 
 @handles("gateway", claim=False)
 async def on_plan_compiled(event: PlanCompiled, store: SessionStore = Context()) -> None:
-    """Tell the user which specialist steps the plan will run."""
+    """Tell the user which steps the plan will run, in order (the page draws them)."""
     specialists = [n.specialist for n in event.nodes if n.kind == "specialist" and n.specialist]
+    nodes = [n.model_dump(include={"node_id", "kind", "runner", "specialist"}) for n in event.nodes]
     await forward(
         store,
         event,
         "plan",
-        {"plan_id": event.plan_id, "specialists": specialists, "steps": len(event.nodes)},
+        {
+            "plan_id": event.plan_id,
+            "specialists": specialists,
+            "steps": len(event.nodes),
+            "nodes": nodes,
+        },
     )
 
 

@@ -24,7 +24,9 @@ class TooLarge(HTTPException):
         super().__init__(413, f"request body over {max_bytes} bytes")
 
 
-def error_response(status: int, detail: str, headers: dict[str, str] | None = None) -> tuple:
+def error_response(
+    status: int, detail: str, headers: dict[str, str] | None = None
+) -> tuple[Message, Message]:
     """An ASGI start message and body for a JSON error (used below the FastAPI layer)."""
     body = json.dumps({"detail": detail}).encode()
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]

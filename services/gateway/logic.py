@@ -6,7 +6,9 @@ import hashlib
 import json
 import re
 import secrets
+from typing import Any
 
+from catalogue import Catalogue
 from schemas.turn import MAX_MESSAGE_CHARS
 
 MAX_MESSAGE_BYTES = 8 * 1024
@@ -76,7 +78,7 @@ def new_turn_id() -> str:
     return "t-" + secrets.token_hex(8)
 
 
-def sse_frame(event_id: str, event_type: str, data: dict) -> str:
+def sse_frame(event_id: str, event_type: str, data: dict[str, Any]) -> str:
     """One Server-Sent Event; the id lets a reconnecting client resume after it."""
     return (
         f"id: {event_id}\nevent: {event_type}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
@@ -88,3 +90,11 @@ def resume_point(last_event_id: str | None) -> str:
     if last_event_id and STREAM_ID.match(last_event_id.strip()):
         return last_event_id.strip()
     return "0-0"
+
+
+def catalogue_view(catalogue: Catalogue, threshold: float) -> dict[str, Any]:
+    """What the page needs to show notes: each id's name and kind, and the threshold."""
+    return {
+        "threshold": threshold,
+        "entries": {e.id: {"name": e.name, "kind": e.kind} for e in catalogue.entries},
+    }

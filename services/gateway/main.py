@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Literal
 
-from fastapi import FastAPI, Response
+from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 from prometheus_client import REGISTRY, make_asgi_app
 from pydantic_settings import SettingsConfigDict
 
+from catalogue import load_catalogue
 from planwire import topology
 from schemas.turn import TurnReceived
-from services.gateway import access, auth, handlers, routes
+from services.gateway import access, auth, handlers, logic, routes
 from services.gateway.limits import BodyLimit, Limits, StreamSlots
 from services.gateway.metrics import phase_sampler
 from services.gateway.outbox import OutboxHub
 from services.gateway.store import SessionStore
 from shared.service import Service
 from shared.settings import InfraSettings
+from shared.tracing import TraceRequests
 
 
 class Settings(InfraSettings):
@@ -46,6 +51,19 @@ class Settings(InfraSettings):
     max_streams_total: int = 1_000
     idempotency_ttl_s: int = 24 * 3600
     phase_sample_s: float = 15.0
+    # The annotator's setting (same variable, PLANWIRE_READY_THRESHOLD): the page draws it.
+    ready_threshold: float = 0.8
+
+
+WEB = Path(__file__).parent / "web"
+# The page loads only its own files and talks only to this origin.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
 
 
 settings = Settings()
@@ -55,7 +73,7 @@ turns = service.publisher_of(TurnReceived)
 
 
 @asynccontextmanager
-async def lifespan(app: FastAPI):
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Connect Redis and the broker; the consumers share one group across replicas."""
     refusal = auth.startup_refusal(
         settings.http_host, bool(settings.api_keys), settings.allow_anonymous
@@ -82,6 +100,7 @@ async def lifespan(app: FastAPI):
             SessionStore(opened.redis, settings.session_ttl_s),
             turns,
         )
+        app.state.catalogue_view = logic.catalogue_view(load_catalogue(), settings.ready_threshold)
         broker.context.set_global("store", app.state.store)
         await broker.start()
         async with (
@@ -93,10 +112,18 @@ async def lifespan(app: FastAPI):
 
 
 app = FastAPI(title="planwire gateway", version="1.0.0", lifespan=lifespan)
+app.add_middleware(TraceRequests, service="gateway")  # a turn's trace starts at its request
 app.include_router(routes.router)
 app.include_router(access.router)
 app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
 app.mount("/metrics", make_asgi_app(REGISTRY))
+app.mount("/ui", StaticFiles(directory=WEB), name="ui")
+
+
+@app.get("/", include_in_schema=False)
+async def page() -> FileResponse:
+    """The web page: chat, notes, confirmation, the plan and its progress (static files)."""
+    return FileResponse(WEB / "index.html", headers=PAGE_HEADERS)
 
 
 @app.get("/health", include_in_schema=False)
@@ -106,7 +133,7 @@ async def health() -> Response:
 
 
 @app.exception_handler(RequestValidationError)
-async def invalid_request(_request, exc: RequestValidationError) -> JSONResponse:
+async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
     """Bad HTTP input: a 422 with a readable message, not a stack trace."""
     first = exc.errors()[0] if exc.errors() else {}
     where = ".".join(str(p) for p in first.get("loc", ()))

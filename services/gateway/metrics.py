@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import Counter as Tally
+from collections.abc import AsyncIterator
 
-from prometheus_client import Counter, Gauge
+from prometheus_client import Counter, Gauge, Histogram
 
 from schemas.turn import Phase
 from services.gateway.store import SessionStore
-from shared.redis import session_key
+from shared.tracing import seconds_since_accepted
+from state import session
 
 log = logging.getLogger("planwire.gateway")
 
@@ -26,27 +27,35 @@ REFUSED = Counter(
     ["status"],
 )
 SAMPLE_EVERY_S = 15.0
+# End to end, gateway to gateway, timed against the accepting request's baggage stamp
+# (shared/tracing.py): every hop and every wait on a model is inside.
+TURN_SECONDS = Histogram(
+    "planwire_turn_seconds",
+    "From a user's message accepted to planwire's reply to it streamed.",
+    buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120),
+)
+WORKFLOW_SECONDS = Histogram(
+    "planwire_workflow_seconds",
+    "From the confirming message accepted to the saved workflow streamed.",
+    buckets=(1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200),
+)
+TIMED = {"reply": TURN_SECONDS, "workflow_completed": WORKFLOW_SECONDS}
 
 
-async def count_phases(store: SessionStore, batch: int = 500) -> Tally:
-    """Tally the phases of the recently active sessions (a bounded index, never a SCAN).
-
-    The index holds the sessions active within the session TTL, at most RECENT_MAX of them,
-    so one sample costs at most RECENT_MAX / batch MGETs whatever the keyspace holds.
-    """
-    tally: Tally = Tally()
-    ids = await store.recent_sessions()
-    for start in range(0, len(ids), batch):
-        keys = [session_key(i, "phase") for i in ids[start : start + batch]]
-        tally.update(v for v in await store.redis.mget(keys) if v)
-    return tally
+def observe_outbound(event_type: str) -> None:
+    """Time a reply or a saved workflow against the message that caused it, when known."""
+    histogram, elapsed = TIMED.get(event_type), seconds_since_accepted()
+    if histogram is not None and elapsed is not None:
+        histogram.observe(elapsed)
 
 
 async def sample_phases_forever(store: SessionStore, every_s: float = SAMPLE_EVERY_S) -> None:
     """Keep the phase gauge fresh until cancelled; a failed sample is logged and retried."""
     while True:
         try:
-            tally = await count_phases(store)
+            # The recently active sessions (a bounded index, never a SCAN): one sample
+            # costs at most RECENT_MAX / 500 MGETs whatever the keyspace holds.
+            tally = await session.count_phases(store.redis, await store.recent_sessions())
             for phase in Phase:
                 SESSIONS_BY_PHASE.labels(phase.value).set(tally.get(phase.value, 0))
         except Exception:
@@ -55,7 +64,7 @@ async def sample_phases_forever(store: SessionStore, every_s: float = SAMPLE_EVE
 
 
 @contextlib.asynccontextmanager
-async def phase_sampler(store: SessionStore, every_s: float):
+async def phase_sampler(store: SessionStore, every_s: float) -> AsyncIterator[None]:
     """Run the sampler for the lifetime of the app."""
     task = asyncio.create_task(sample_phases_forever(store, every_s))
     try:

@@ -15,8 +15,12 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from typing import Any, cast
 
 from redis.asyncio import Redis
+from redis.typing import KeyT, StreamIdT
+
+from shared.redis import text
 
 log = logging.getLogger("planwire.gateway")
 
@@ -77,10 +81,12 @@ class OutboxHub:
 
     async def _read_once(self) -> None:
         # Every watched key in one call: their number is bounded by the stream caps.
-        reply = await self.redis.xread(dict(self.cursors), count=100, block=self.block_ms)
-        for key, entries in reply or []:
+        streams = cast("dict[KeyT, StreamIdT]", dict(self.cursors))
+        reply: Any = await self.redis.xread(streams, count=100, block=self.block_ms)
+        for raw_key, entries in reply or []:
+            key = text(raw_key)
             if key in self.cursors and entries:
-                self.cursors[key] = entries[-1][0]
+                self.cursors[key] = text(entries[-1][0])
                 for watch in self.watches.get(key, ()):
                     watch.woken.set()
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
+from starlette.types import Receive, Scope, Send
 
 from schemas.turn import Phase, TurnReceived
 from services.gateway import logic
@@ -18,7 +20,7 @@ from services.gateway.store import SessionStore, outbox_key
 
 router = APIRouter(prefix="/v1")
 KEEPALIVE_S = 15.0
-OPEN_PHASES = {Phase.GATHERING, Phase.CONFIRMING}
+OPEN_PHASES = [Phase.GATHERING, Phase.CONFIRMING]  # the first is an absent phase's
 
 
 class MessageIn(BaseModel):
@@ -30,11 +32,13 @@ class MessageIn(BaseModel):
 
 
 def store_of(request: Request) -> SessionStore:
-    return request.app.state.store
+    store: SessionStore = request.app.state.store
+    return store
 
 
 def limits_of(request: Request) -> Limits:
-    return request.app.state.limits
+    limits: Limits = request.app.state.limits
+    return limits
 
 
 def refused(refusal: Refusal) -> HTTPException:
@@ -45,7 +49,9 @@ def refused(refusal: Refusal) -> HTTPException:
     )
 
 
-async def within_rate(store: SessionStore, tenant: str, what: str, limit: int, period_s: int):
+async def within_rate(
+    store: SessionStore, tenant: str, what: str, limit: int, period_s: int
+) -> None:
     """Count one request against a tenant's window; 429 with Retry-After when over it."""
     if (wait := await store.hit(tenant, what, limit, period_s)) is not None:
         raise refused(Refusal(429, f"over {limit} {what} per {period_s} s for this tenant", wait))
@@ -73,7 +79,7 @@ async def create_session(
     request: Request,
     tenant: str = Depends(tenant_of),
     key: str | None = Depends(idempotency_key),
-) -> dict:
+) -> dict[str, Any]:
     """Start a conversation (an Idempotency-Key makes a retried request the same session)."""
     store, limits = store_of(request), limits_of(request)
     answer = {"session_id": logic.new_session_id(), "phase": Phase.GATHERING}
@@ -91,6 +97,21 @@ async def create_session(
     return answer
 
 
+@router.get("/sessions")
+async def list_sessions(
+    tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
+) -> dict[str, Any]:
+    """The caller's recent conversations, newest first, to come back to."""
+    return {"sessions": await store.sessions_of(tenant)}
+
+
+@router.get("/catalogue")
+async def catalogue_names(request: Request, _tenant: str = Depends(tenant_of)) -> dict[str, Any]:
+    """Catalogue ids with their names and kinds, and the confidence threshold the notes meet."""
+    view: dict[str, Any] = request.app.state.catalogue_view
+    return view
+
+
 @router.post("/sessions/{session_id}/messages", status_code=202)
 async def post_message(
     body: MessageIn,
@@ -98,7 +119,7 @@ async def post_message(
     session_id: str = Depends(owned_session),
     tenant: str = Depends(tenant_of),
     key: str | None = Depends(idempotency_key),
-) -> dict:
+) -> dict[str, Any]:
     """Accept a user message; the reply arrives on the event stream.
 
     With an Idempotency-Key a retried request is the same turn: the first answer is returned
@@ -131,16 +152,15 @@ async def accept_turn(
     tenant: str,
     session_id: str,
     text: str,
-    answer: dict,
+    answer: dict[str, Any],
 ) -> None:
     """Rate-limit, check the phase, number the turn and publish it."""
     await within_rate(store, tenant, "turns", limits.turns_per_min, 60)
-    phase = await store.phase(session_id)
-    if phase not in OPEN_PHASES:
+    seq, phase = await store.next_turn_if_open(session_id, OPEN_PHASES)
+    if seq is None:
         raise HTTPException(
             409, f"the session is {phase}; it takes messages only while gathering or confirming"
         )
-    seq = await store.next_turn(session_id)
     event = TurnReceived(
         event_id=uuid.UUID(answer["event_id"]),
         session_id=session_id,
@@ -154,7 +174,7 @@ async def accept_turn(
 
 
 @router.get("/sessions/{session_id}")
-async def get_session(request: Request, session_id: str = Depends(owned_session)) -> dict:
+async def get_session(request: Request, session_id: str = Depends(owned_session)) -> dict[str, Any]:
     """Phase, notes, transcript and (once saved) the workflow id."""
     return await store_of(request).view(session_id)
 
@@ -162,7 +182,7 @@ async def get_session(request: Request, session_id: str = Depends(owned_session)
 @router.get("/workflows/{workflow_id}")
 async def get_workflow(
     workflow_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
-) -> dict:
+) -> dict[str, Any]:
     """The saved workflow document (the caller's tenant only)."""
     found = await store.workflow(workflow_id) if logic.plausible_id(workflow_id) else None
     if not found or await store.tenant(found[0]) != tenant:
@@ -173,7 +193,7 @@ async def get_workflow(
 class HeldStream(StreamingResponse):
     """A streaming response that gives its stream slot back however it ends."""
 
-    def __init__(self, frames: AsyncIterator[str], release) -> None:
+    def __init__(self, frames: AsyncIterator[str], release: Callable[[], None]) -> None:
         super().__init__(
             frames,
             media_type="text/event-stream",
@@ -181,7 +201,7 @@ class HeldStream(StreamingResponse):
         )
         self.release = release
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await super().__call__(scope, receive, send)
         finally:

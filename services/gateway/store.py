@@ -1,4 +1,15 @@
-"""Session records and the per-session outbound event stream, owned by the gateway.
+"""The gateway's store: it opens sessions (`state.session`) and owns the outbound stream.
+
+Owned here, private to the gateway:
+  pw:{sid}:turns        counter, the next user turn's position
+  pw:{sid}:outbox       stream of outbound events (for SSE), capped at STREAM_MAXLEN
+  pw:{sid}:outbox:ids   set of event ids already in the stream
+  pw:tenant:{t}:sessions  the tenant's sessions, newest 50, for the page's list
+  pw:sessions:recent    sessions by last activity (bounded), sampled by the phase gauge
+  pw:rate:{t}:{kind}:{window}  a tenant's requests in one fixed rate window
+  pw:idem:{scope}:{key}  the first answer to an Idempotency-Key
+Read: the phase and tenant, the notes, the transcript, the saved workflow, the run's
+failure and the token usage, each through its owner's module.
 
 The outbound stream is a Redis stream per session: whichever gateway replica holds a
 client's connection reads it, and a reconnecting client resumes after its Last-Event-ID.
@@ -9,13 +20,15 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Sequence
+from typing import Any, cast
 
 from redis.asyncio import Redis
 
-from schemas.turn import ChatMessage, Notes, Phase
 from services.gateway.limits import window
-from shared.model.usage import usage_view
-from shared.redis import session_key
+from shared.model.usage import read_usage
+from shared.redis import session_key, text, text_list, text_map, text_or_none
+from state import notes, run, session, transcript, workflow
 
 # Add an event to the stream once per event id (redeliveries are absorbed); returns its id.
 _XADD_ONCE = """
@@ -35,6 +48,25 @@ return n
 # Sessions recently active, newest last: what the phase gauge samples instead of a SCAN.
 RECENT_KEY = "pw:sessions:recent"
 RECENT_MAX = 10_000
+# The session's phase and, while it is one of the open phases (ARGV[2..]), the next turn's
+# position: one round trip for what a posted message needs. Returns {position or 0, phase}.
+_NEXT_TURN_IF_OPEN = """
+local phase = redis.call('GET', KEYS[1]) or ARGV[2]
+for i = 2, #ARGV do
+  if phase == ARGV[i] then
+    local position = redis.call('INCR', KEYS[2])
+    redis.call('EXPIRE', KEYS[2], ARGV[1])
+    return {position, phase}
+  end
+end
+return {0, phase}
+"""
+SESSION_LIST_MAX = 50
+
+
+def tenant_sessions_key(tenant: str) -> str:
+    """The tenant's sessions, newest last, scored by creation time (for the page's list)."""
+    return f"pw:tenant:{{{tenant}}}:sessions"
 
 
 class SessionStore:
@@ -44,10 +76,14 @@ class SessionStore:
         self.redis, self.ttl_s = redis, ttl_s
 
     async def create(self, session_id: str, tenant: str) -> None:
-        """A new session in the gathering phase."""
+        """A new session in the gathering phase, listed under its tenant."""
+        await session.open_session(self.redis, session_id, tenant, self.ttl_s)
+        index = tenant_sessions_key(tenant)
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.set(session_key(session_id, "tenant"), tenant, ex=self.ttl_s)
-            pipe.set(session_key(session_id, "phase"), Phase.GATHERING, ex=self.ttl_s)
+            pipe.zadd(index, {session_id: time.time()})
+            # Bounded: the oldest entries beyond the list's length are dropped.
+            pipe.zremrangebyrank(index, 0, -(SESSION_LIST_MAX + 1))
+            pipe.expire(index, self.ttl_s)
             await pipe.execute()
         await self.touch(session_id)
 
@@ -58,9 +94,8 @@ class SessionStore:
         """
         now = time.time()
         async with self.redis.pipeline(transaction=False) as pipe:
+            session.refresh(pipe, session_id, self.ttl_s)
             for key in (
-                session_key(session_id, "tenant"),
-                session_key(session_id, "phase"),
                 session_key(session_id, "turns"),
                 session_key(session_id, "outbox"),
                 session_key(session_id, "outbox", "ids"),
@@ -73,7 +108,7 @@ class SessionStore:
 
     async def recent_sessions(self, limit: int = RECENT_MAX) -> list[str]:
         """Ids of the sessions active within the TTL, newest first, at most `limit`."""
-        return await self.redis.zrevrange(RECENT_KEY, 0, limit - 1)
+        return text_list(await self.redis.zrevrange(RECENT_KEY, 0, limit - 1))
 
     async def hit(self, tenant: str, kind: str, limit: int, period_s: int) -> int | None:
         """Count one `kind` request of `tenant`; seconds until allowed again when over `limit`."""
@@ -82,82 +117,106 @@ class SessionStore:
         count = int(await self.redis.eval(_HIT, 1, key, period_s + 1))
         return left if count > limit else None
 
-    async def remember(self, scope: str, key: str, record: dict, ttl_s: int) -> dict | None:
+    async def remember(
+        self, scope: str, key: str, record: dict[str, Any], ttl_s: int
+    ) -> dict[str, Any] | None:
         """Store `record` under an Idempotency-Key unless one is there; returns the earlier one."""
         name = f"pw:idem:{{{scope}}}:{hashlib.sha256(key.encode()).hexdigest()}"
         earlier = await self.redis.set(name, json.dumps(record), nx=True, ex=ttl_s, get=True)
-        return json.loads(earlier) if earlier else None
+        found: dict[str, Any] | None = (
+            json.loads(earlier) if isinstance(earlier, (str, bytes)) else None
+        )
+        return found
 
     async def forget(self, scope: str, key: str) -> None:
         """Drop an Idempotency-Key whose request failed, so a retry runs again."""
         await self.redis.delete(f"pw:idem:{{{scope}}}:{hashlib.sha256(key.encode()).hexdigest()}")
 
-    async def next_turn(self, session_id: str) -> int:
-        """The next turn's position in the session."""
-        key = session_key(session_id, "turns")
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.incr(key)
-            pipe.expire(key, self.ttl_s)
-            return (await pipe.execute())[0]
+    async def sessions_of(self, tenant: str) -> list[dict[str, Any]]:
+        """The tenant's live sessions, newest first: id, created, phase, first words."""
+        entries = cast(
+            "list[tuple[bytes | str, float]]",
+            await self.redis.zrevrange(tenant_sessions_key(tenant), 0, -1, withscores=True),
+        )
+        listed = []
+        for raw_id, created in entries:
+            session_id = text(raw_id)
+            if await session.tenant(self.redis, session_id) != tenant:  # expired since listed
+                continue
+            first = await transcript.read_first(self.redis, session_id)
+            listed.append(
+                {
+                    "session_id": session_id,
+                    "created": created,
+                    "phase": await session.phase(self.redis, session_id),
+                    "title": first.text if first else "",
+                }
+            )
+        return listed
+
+    async def next_turn_if_open(
+        self, session_id: str, open_phases: Sequence[str]
+    ) -> tuple[int | None, str]:
+        """The next turn's position and the phase while the phase is open, else (None, phase).
+
+        An absent phase reads as the first of `open_phases` (a session starts gathering).
+        """
+        keys = (session.phase_key(session_id), session_key(session_id, "turns"))
+        position, phase = await self.redis.eval(
+            _NEXT_TURN_IF_OPEN, 2, *keys, self.ttl_s, *open_phases
+        )
+        return (int(position) or None), phase
 
     async def tenant(self, session_id: str) -> str | None:
         """The tenant that owns the session, or None if there is no such session."""
-        return await self.redis.get(session_key(session_id, "tenant"))
+        return await session.tenant(self.redis, session_id)
 
     async def phase(self, session_id: str) -> str:
         """The session's current phase."""
-        return await self.redis.get(session_key(session_id, "phase")) or Phase.GATHERING
+        return await session.phase(self.redis, session_id)
 
-    async def view(self, session_id: str) -> dict:
+    async def view(self, session_id: str) -> dict[str, Any]:
         """Phase, notes, transcript and workflow id, as the API returns them."""
-        phase, notes, transcript, workflow = await self._read_all(session_id)
         return {
             "session_id": session_id,
-            "phase": phase or Phase.GATHERING,
-            "notes": Notes.model_validate_json(notes).model_dump()
-            if notes
-            else Notes().model_dump(),
-            "transcript": [
-                ChatMessage.model_validate_json(m.split("|", 1)[1]).model_dump() for m in transcript
-            ],
-            "workflow_id": workflow,
-            "failure": await self.redis.get(session_key(session_id, "failure")),
-            "usage": usage_view(await self.redis.hgetall(session_key(session_id, "usage"))),
+            "phase": await session.phase(self.redis, session_id),
+            "notes": (await notes.read(self.redis, session_id)).model_dump(),
+            "transcript": [m.model_dump() for m in await transcript.read(self.redis, session_id)],
+            "workflow_id": await workflow.workflow_id(self.redis, session_id),
+            "failure": await run.failure(self.redis, session_id),
+            "usage": await read_usage(self.redis, session_id),
         }
 
-    async def _read_all(self, session_id: str) -> list:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.get(session_key(session_id, "phase"))
-            pipe.get(session_key(session_id, "notes"))
-            pipe.zrange(session_key(session_id, "transcript"), 0, -1)
-            pipe.get(session_key(session_id, "workflow"))
-            return await pipe.execute()
-
-    async def workflow(self, workflow_id: str) -> tuple[str, dict] | None:
+    async def workflow(self, workflow_id: str) -> tuple[str, dict[str, Any]] | None:
         """The saved workflow document and its owning session, or None."""
-        session_id = await self.redis.get(f"pw:workflow:{{{workflow_id}}}")
-        raw = (
-            await self.redis.get(session_key(session_id, "workflow", "doc")) if session_id else None
-        )
-        return (session_id, json.loads(raw)) if raw else None
+        return await workflow.find(self.redis, workflow_id)
 
     async def publish_outbound(
-        self, session_id: str, event_id: str, event_type: str, data: dict
+        self, session_id: str, event_id: str, event_type: str, data: dict[str, Any]
     ) -> str | None:
         """Append an outbound event once; None when it was already appended."""
         keys = (outbox_key(session_id), session_key(session_id, "outbox", "ids"))
         args = (event_id, event_type, json.dumps(data, default=str), self.ttl_s, STREAM_MAXLEN)
-        return await self.redis.eval(_XADD_ONCE, 2, *keys, *args)
+        return text_or_none(await self.redis.eval(_XADD_ONCE, 2, *keys, *args))
 
-    async def read_outbound(self, session_id: str, after: str) -> list[tuple[str, str, dict]]:
+    async def read_outbound(
+        self, session_id: str, after: str
+    ) -> list[tuple[str, str, dict[str, Any]]]:
         """Events after stream id `after`, without waiting (`outbox.OutboxHub` waits)."""
         reply = await self.redis.xread({outbox_key(session_id): after}, count=100)
-        entries = reply[0][1] if reply else []
         return [
-            (entry_id, fields["type"], json.loads(fields["data"])) for entry_id, fields in entries
+            (entry_id, fields["type"], json.loads(fields["data"]))
+            for entry_id, fields in _stream_entries(reply)
         ]
 
 
 def outbox_key(session_id: str) -> str:
     """The session's outbound event stream."""
     return session_key(session_id, "outbox")
+
+
+def _stream_entries(reply: Any) -> list[tuple[str, dict[str, str]]]:
+    """XREAD's reply for one stream, `[[stream, [(id, fields), ...]]]`, or nothing."""
+    if not reply:
+        return []
+    return [(text(entry_id), text_map(fields)) for entry_id, fields in reply[0][1]]

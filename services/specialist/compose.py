@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import uuid
 from itertools import pairwise
+from typing import Any
 
 from catalogue import Catalogue
 from services.specialist import values
-from services.specialist.context import PlanLog
+from state.plan import PlanLog
 
 FORMAT = "planwire.workflow/v1"
 SCHEDULER = "scheduler"
@@ -31,8 +32,7 @@ def specialists_of(plan: PlanLog) -> list[str]:
 def heuristic_title(plan: PlanLog, catalogue: Catalogue) -> str:
     """'Gmail → PDF Parser → Slack': what the workflow connects."""
     return (
-        " → ".join(catalogue.get(s).name for s in specialists_of(plan))[:MAX_TITLE_CHARS]
-        or "Workflow"
+        " → ".join(catalogue[s].name for s in specialists_of(plan))[:MAX_TITLE_CHARS] or "Workflow"
     )
 
 
@@ -40,7 +40,7 @@ def acceptable_title(title: str, plan: PlanLog, catalogue: Catalogue) -> bool:
     """A model's title is used only if it is short, names a part of the workflow, and does
     not echo the prompt (a weak model titles workflows with its own instructions)."""
     text = title.strip().lower()
-    names = [catalogue.get(s).name.lower() for s in specialists_of(plan)]
+    names = [catalogue[s].name.lower() for s in specialists_of(plan)]
     return (
         3 <= len(text) <= MAX_TITLE_CHARS
         and not values.echoes_prompt(text)
@@ -49,8 +49,12 @@ def acceptable_title(title: str, plan: PlanLog, catalogue: Catalogue) -> bool:
 
 
 def compose(
-    plan: PlanLog, session_id: str, configs: dict[str, dict], catalogue: Catalogue, title: str
-) -> dict:
+    plan: PlanLog,
+    session_id: str,
+    configs: dict[str, dict[str, Any]],
+    catalogue: Catalogue,
+    title: str,
+) -> dict[str, Any]:
     """The workflow document; raises ValueError when a specialist has no validated config."""
     missing = [s for s in specialists_of(plan) if s not in configs]
     if missing:
@@ -70,9 +74,9 @@ def compose(
     }
 
 
-def node_entry(specialist: str, config: dict, catalogue: Catalogue) -> dict:
+def node_entry(specialist: str, config: dict[str, Any], catalogue: Catalogue) -> dict[str, Any]:
     """One node of the document."""
-    entry = catalogue.get(specialist)
+    entry = catalogue[specialist]
     return {
         "id": specialist,
         "specialist": specialist,
@@ -82,7 +86,7 @@ def node_entry(specialist: str, config: dict, catalogue: Catalogue) -> dict:
     }
 
 
-def trigger_of(nodes: list[dict]) -> dict:
+def trigger_of(nodes: list[dict[str, Any]]) -> dict[str, Any]:
     """What starts the workflow: the first trigger node, the schedule, or the user."""
     first = next((n for n in nodes if n["role"] == "trigger"), None)
     if first is None:
@@ -93,7 +97,7 @@ def trigger_of(nodes: list[dict]) -> dict:
     }
 
 
-def schedule_of(configs: dict[str, dict]) -> dict | None:
+def schedule_of(configs: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     """The scheduler's cron and time zone, when the workflow runs on a schedule."""
     config = configs.get(SCHEDULER)
     return {"cron": config["cron"], "timezone": config.get("timezone", "UTC")} if config else None

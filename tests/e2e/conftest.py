@@ -61,3 +61,12 @@ def secured(stack) -> SecuredGateway:
     return SecuredGateway(
         url, SECURED_KEYS, SECURED_SECRET.encode(), stack.log_dir / "gateway-secured.log"
     )
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say where the browser tests left their screenshots."""
+    import sys
+
+    web = sys.modules.get("tests.e2e.web")
+    if web is not None and web.ARTIFACTS.exists():
+        terminalreporter.write_line(f"browser test screenshots: {web.ARTIFACTS}")
