@@ -9,9 +9,10 @@ from faststream.kafka import TestKafkaBroker
 from redis.asyncio import Redis
 
 from schemas.plan import WorkflowFailed
-from schemas.turn import ReplyGenerated
+from schemas.turn import Phase, ReplyGenerated
 from services.gateway.main import service
 from services.gateway.store import SessionStore
+from state import session
 from tests.support.inmemory import TTL, deliver
 
 
@@ -45,3 +46,17 @@ async def test_replies_and_failures_reach_the_users_stream_once_each(gateway):
         ("workflow_failed", "Step 2 of 5 failed"),
     ]
     assert events[0][2]["event_id"] == str(reply.event_id)
+
+
+async def test_the_phase_gauge_samples_the_recently_active_sessions_only(gateway):
+    _, store = gateway
+    active, other, idle = (f"gw-{uuid.uuid4().hex[:10]}" for _ in range(3))
+    await store.create(active, "acme")
+    await store.create(other, "acme")
+    await session.advance(store.redis, other, Phase.GATHERING, Phase.CONFIRMING)
+    await session.open_session(store.redis, idle, "acme", TTL)  # never active at the gateway
+    recent = await store.recent_sessions()
+    assert recent[:2] == [other, active] and idle not in recent
+    tally = await session.count_phases(store.redis, [s for s in recent if s in (active, other)])
+    assert tally == {"gathering": 1, "confirming": 1}
+    assert await store.redis.ttl(session.phase_key(active)) > 0
