@@ -20,7 +20,16 @@ CRD_KINDS = {
     ("monitoring.coreos.com/v1", "PodMonitor"),
     ("monitoring.coreos.com/v1", "PrometheusRule"),
 }
-CORE = ["gateway", "trimmer", "annotator", "conversation", "classifier", "planner", "dispatcher"]
+CORE = [
+    "gateway",
+    "trimmer",
+    "indexer",
+    "annotator",
+    "conversation",
+    "classifier",
+    "planner",
+    "dispatcher",
+]
 
 
 def kustomize_command() -> list[str] | None:
