@@ -20,7 +20,7 @@ CORE = {
     "dispatcher",
 }
 INFRA = {"kafka", "kafka-init", "valkey", "prometheus", "grafana"}
-MODEL_USERS = {"annotator", "conversation", "classifier", "planner"}
+MODEL_USERS = {"indexer", "annotator", "conversation", "classifier", "planner"}
 
 
 def compose() -> dict:
