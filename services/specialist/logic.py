@@ -116,6 +116,8 @@ def value_from_text(specialist: str, name: str, spec: dict, text: str) -> Any:
 
 
 def _extracted(specialist: str, name: str, spec: dict, text: str) -> Any:
+    if name == "currency":
+        return extract.currency(text)
     if "enum" in spec:
         return extract.enum_choice(spec["enum"], text)
     if spec.get("type") == "array" and name in FIELD_LISTS:

@@ -16,10 +16,13 @@ from schemas.plan import RunStep
 from services.specialist import compose, context, logic, summary
 from services.specialist.context import CONTEXT_MESSAGES, PlanLog, StepContext
 from shared.metrics import record_overrides
+from shared.recall import Passage, passages_of, recall
 
 if TYPE_CHECKING:
     from services.specialist.handlers import Deps
 
+# Recalled earlier turns may take this many prompt tokens (~7 ms each on the local model).
+RECALL_BUDGET_TOKENS = 200
 TITLE_SCHEMA = {
     "type": "object",
     "properties": {"title": {"type": "string", "maxLength": 80}},
@@ -60,8 +63,12 @@ class Step:
 
     @property
     def words(self) -> str:
-        """The user's words in the step's context window."""
-        return logic.user_words(self.context.messages)
+        """The user's words the step sees: its context window, then recalled earlier turns.
+
+        The window comes first so that a value the user restated lately wins over an old one.
+        """
+        recalled = [p.text for p in self.context.recalled]
+        return "\n".join([logic.user_words(self.context.messages), *recalled])
 
     def artifact_of(self, kind: str) -> dict:
         """Content of the earlier artifact made by the node of `kind`; StepFailed if absent."""
@@ -80,7 +87,8 @@ async def run_step(command: RunStep, deps: Deps) -> int:
     earlier = [n.node_id for n in plan.nodes[: command.node_index]]
     artifacts = await deps.store.artifacts(command.session_id, earlier)
     transcript = await deps.store.transcript(command.session_id, CONTEXT_MESSAGES)
-    step_context = context.assemble(plan, command.node_index, artifacts, transcript)
+    recalled = await recall_for(command, transcript, deps)
+    step_context = context.assemble(plan, command.node_index, artifacts, transcript, recalled)
     prompt = context.render(step_context, role_text(command, deps))
     await deps.store.record(
         command.session_id,
@@ -99,6 +107,18 @@ async def run_step(command: RunStep, deps: Deps) -> int:
         plan_id=plan.plan_id,
         attempt=command.attempt,
     )
+
+
+async def recall_for(command: RunStep, transcript: list, deps: Deps) -> tuple[Passage, ...]:
+    """Earlier turns older than the step's window that relate to its instructions and config."""
+    node = command.node
+    entry = deps.catalogue.get(node.specialist) if node.specialist else None
+    if entry is None:
+        return ()
+    outline, turns = await deps.store.outline(command.session_id)
+    passages = passages_of(outline, turns, exclude={m.turn_id for m in transcript})
+    query = context.recall_query(node, entry)
+    return tuple(recall(passages, query, [entry.id], RECALL_BUDGET_TOKENS))
 
 
 def role_text(command: RunStep, deps: Deps) -> str:

@@ -26,9 +26,11 @@ from datetime import UTC, datetime
 
 from redis.asyncio import Redis
 
+from schemas.outline import IndexedTurn, Outline
 from schemas.plan import PlanNode
 from schemas.turn import ChatMessage
 from services.specialist.context import Artifact, PlanLog
+from shared import recall
 from shared.redis import session_key
 
 # Append ARGV[1] (a JSON object without its version) as the next version; the version is
@@ -128,6 +130,14 @@ class StepStore:
         """
         raw = await self.redis.zrange(session_key(session_id, "transcript"), -last, -1)
         return [ChatMessage.model_validate_json(item.split("|", 1)[1]) for item in raw]
+
+    async def outline(self, session_id: str) -> tuple[Outline, dict[int, IndexedTurn]]:
+        """The indexer's outline and the turns it kept: where trimmed-away turns are recalled from."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.get(session_key(session_id, "outline"))
+            pipe.hgetall(session_key(session_id, "outline", "turns"))
+            raw_outline, raw_turns = await pipe.execute()
+        return recall.parse(raw_outline, raw_turns)
 
     async def count_execution(self, session_id: str, node_id: str) -> int:
         """Count that a runner started this step; returns the count so far."""
