@@ -6,6 +6,7 @@ import json
 import re
 import secrets
 
+from schemas.outline import Outline
 from schemas.turn import MAX_MESSAGE_CHARS
 
 MAX_MESSAGE_BYTES = 8 * 1024
@@ -49,3 +50,30 @@ def resume_point(last_event_id: str | None) -> str:
     if last_event_id and STREAM_ID.match(last_event_id.strip()):
         return last_event_id.strip()
     return "0-0"
+
+
+def outline_view(session_id: str, outline: Outline) -> dict:
+    """The session's outline as the API returns it: each level with its turn range."""
+
+    def span(actions: list) -> dict:
+        return {
+            "first_turn": actions[0].first_turn if actions else None,
+            "last_turn": actions[-1].last_turn if actions else None,
+        }
+
+    def action_view(a) -> dict:
+        return a.model_dump(
+            include={"first_turn", "last_turn", "turn_ids", "summary", "ids", "decided_by"}
+        )
+
+    phases = []
+    for phase in outline.phases:
+        topics = [
+            {"title": t.title, "turns": t.turns, **span(t.actions)}
+            | {"actions": [action_view(a) for a in t.actions]}
+            for t in phase.topics
+        ]
+        every = [a for t in phase.topics for a in t.actions]
+        phases.append({"title": phase.title, "turns": phase.turns, **span(every), "topics": topics})
+    indexed = sum(p["turns"] for p in phases)
+    return {"session_id": session_id, "turns_indexed": indexed, "phases": phases}

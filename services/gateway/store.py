@@ -10,6 +10,7 @@ import json
 
 from redis.asyncio import Redis
 
+from schemas.outline import Outline
 from schemas.turn import ChatMessage, Notes, Phase
 from shared.model.usage import usage_view
 from shared.redis import session_key
@@ -78,6 +79,11 @@ class SessionStore:
             pipe.zrange(session_key(session_id, "transcript"), 0, -1)
             pipe.get(session_key(session_id, "workflow"))
             return await pipe.execute()
+
+    async def outline(self, session_id: str) -> Outline:
+        """The indexer's Phase > Topic > Action tree of the session (empty until 4 turns)."""
+        raw = await self.redis.get(session_key(session_id, "outline"))
+        return Outline.model_validate_json(raw) if raw else Outline()
 
     async def workflow(self, workflow_id: str) -> tuple[str, dict] | None:
         """The saved workflow document and its owning session, or None."""
