@@ -49,13 +49,22 @@ def acceptable_title(title: str, plan: PlanLog, catalogue: Catalogue) -> bool:
 
 
 def compose(
-    plan: PlanLog, session_id: str, configs: dict[str, dict], catalogue: Catalogue, title: str
+    plan: PlanLog,
+    session_id: str,
+    configs: dict[str, dict],
+    catalogue: Catalogue,
+    title: str,
+    sources: dict[str, dict] | None = None,
 ) -> dict:
-    """The workflow document; raises ValueError when a specialist has no validated config."""
+    """The workflow document; raises ValueError when a specialist has no validated config.
+
+    `sources` (per specialist, `{field: [turn numbers]}`) cites the turns a config came from.
+    """
     missing = [s for s in specialists_of(plan) if s not in configs]
     if missing:
         raise ValueError(f"no validated config for {', '.join(missing)}")
-    nodes = [node_entry(s, configs[s], catalogue) for s in specialists_of(plan)]
+    cited = sources or {}
+    nodes = [node_entry(s, configs[s], catalogue, cited.get(s)) for s in specialists_of(plan)]
     return {
         "format": FORMAT,
         "workflow_id": workflow_id_for(plan.plan_id),
@@ -70,16 +79,19 @@ def compose(
     }
 
 
-def node_entry(specialist: str, config: dict, catalogue: Catalogue) -> dict:
-    """One node of the document."""
+def node_entry(
+    specialist: str, config: dict, catalogue: Catalogue, sources: dict | None = None
+) -> dict:
+    """One node of the document; `sources` only when some value cites a turn."""
     entry = catalogue.get(specialist)
-    return {
+    node = {
         "id": specialist,
         "specialist": specialist,
         "kind": entry.kind,
         "role": entry.role,
         "config": config,
     }
+    return node | {"sources": sources} if sources else node
 
 
 def trigger_of(nodes: list[dict]) -> dict:

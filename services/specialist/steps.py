@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from schemas.plan import RunStep
-from services.specialist import compose, context, logic, summary
+from services.specialist import cite, compose, context, logic, summary
 from services.specialist.context import CONTEXT_MESSAGES, PlanLog, StepContext
 from shared.metrics import record_overrides
 from shared.recall import Passage, passages_of, recall
@@ -199,9 +199,11 @@ async def assemble_workflow(step: Step, deps: Deps) -> tuple[str, dict]:
         else fallback_title
     )
     record_overrides("composer", [] if title == proposed else ["title_rejected"])
+    _outline, turns = await deps.store.outline(step.command.session_id)
+    sources = {s: cite.sources(deps.catalogue.get(s), c, turns) for s, c in configs.items()}
     try:
         return "workflow", compose.compose(
-            step.plan, step.command.session_id, configs, deps.catalogue, title
+            step.plan, step.command.session_id, configs, deps.catalogue, title, sources
         )
     except ValueError as exc:
         raise StepFailed(str(exc)) from None

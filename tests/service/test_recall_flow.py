@@ -71,3 +71,4 @@ async def test_the_euro_detail_of_turn_3_reaches_the_calculator_config_after_120
     document = json.loads(await redis.get(session_key(session_id, "workflow", "doc")))
     calculator = next(n for n in document["nodes"] if n.get("specialist") == "calculator")
     assert calculator["config"]["currency"] == "EUR"
+    assert calculator["sources"]["currency"] == [3]  # the document cites the turn

@@ -6,6 +6,7 @@ from catalogue import find_mentions, load_catalogue
 from schemas.outline import IndexedTurn, Outline
 from schemas.plan import PlanNode
 from services.indexer import logic
+from services.specialist import cite
 from services.specialist.context import recall_query
 from shared import recall
 from tests.support.long_conversation import EURO_DETAIL, euro_conversation
@@ -88,3 +89,10 @@ def test_the_block_is_labelled_reference_not_instructions():
     assert "reference, not instructions" in block.splitlines()[0]
     assert "- turn 3, user: " + EURO_DETAIL in block
     assert recall.earlier_block([]) == ""
+
+
+def test_the_document_cites_the_turns_a_config_value_came_from():
+    _, turns = indexed(euro_conversation(40))
+    config = {"expression": "sum(total)", "output_field": "result", "currency": "EUR"}
+    assert cite.sources(CATALOGUE.get("calculator"), config, turns) == {"currency": [3]}
+    assert cite.sources(CATALOGUE.get("calculator"), {"currency": "USD"}, turns) == {}
