@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from catalogue.lexicon import compiled
 from catalogue.model import CatalogueEntry
@@ -50,6 +51,21 @@ def covered(text: str, hit: Hit, phrases: tuple[str, ...]) -> bool:
     )
 
 
+def _names_a_part(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
+    """The alias qualifies one of the product's own nouns, two words away at most: "the
+    Notion roadmap database", "the Slack support channel". Then it is the product."""
+    pattern = _qualifying(entry.context)
+    return pattern is not None and pattern.match(text, hit.end) is not None
+
+
+@lru_cache(maxsize=64)
+def _qualifying(context: tuple[str, ...]) -> re.Pattern[str] | None:
+    nouns = compiled(context)
+    if nouns is None:
+        return None
+    return re.compile(rf"(?:[\s-]+[\w'’]+){{0,2}}?[\s-]+(?:{nouns.pattern})", re.IGNORECASE)
+
+
 def _capitalised_mid_sentence(text: str, hit: Hit) -> bool:
     return text[hit.start].isupper() and not SENTENCE_START.search(
         text, max(0, hit.start - WINDOW), hit.start
@@ -64,7 +80,7 @@ def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
     a product preposition right before it, or a capital letter mid-sentence.
     """
     if entry.ordinary and covered(text, hit, entry.ordinary):
-        return False
+        return _names_a_part(text, hit, entry)
     if " ".join(text[hit.start : hit.end].lower().split()) not in entry.needs_context:
         return True
     nouns, gap = compiled(entry.context), SEPARATOR.match(text, hit.end)
@@ -102,12 +118,50 @@ BILLING = words(
 CONSTANCY = words(r"(?:the\s+)?same\s+every\s+(?:day|time|week|month)")
 
 
+# A sentence that asks for something: a want, a modal, a request or a workflow verb.
+DIRECTIVE = words(
+    r"wants?|needs?|like|please|should|must|ha(?:ve|s)\s+to|let['’]?s|make\s+sure|can\s+you|could\s+you"
+    r"|would|i['’]d|we['’]d|['’]ll|run|runs|send|post|check|fetch|grab|pull|email|notify|remind|create"
+    r"|generate|trigger|sync|update|export|import|back\s+up|compile|prepare|take|put|store|save|give"
+    r"|book|ping|alert|message|text|search|look|read|process|collect|push|upload|copy|mirror|move"
+    r"|archive|report|summari[sz]e|build|make|do|have|get|keep|ready"
+)
+# "we release on Tuesdays", "every year we miss one": what people do, said as a fact.
+PERSON_STATEMENT = words(
+    r"(?:we|i|they|he|she|people|everyone|nobody|somebody|someone"
+    r"|(?:our|my|the|their)\s+(?:\w+\s+)?(?:team|teams|drivers|staff|people|customers|clients|users"
+    r"|managers|agents|reps|accountants?|boss|manager|folks|employees|volunteers|students|teachers"
+    r"|doctors|nurses|members))\s+"
+    r"(?:usually\s+|always\s+|often\s+|normally\s+|typically\s+|mostly\s+|sometimes\s+|never\s+|still\s+)?"
+    r"(?!(?:want|need|would|like|should|must|have|has|will|wanna|could|can|might|may)\b)[a-z]+"
+)
+# "start dates are usually Mondays": a day that describes the data.
+DESCRIBED = re.compile(
+    r"(?<!\w)(?:is|are|was|were)\s+(?:usually|mostly|always|often|normally|typically|generally)\s+(?:on\s+)?\Z",
+    re.IGNORECASE,
+)
+
+
+def observation(sentence: str, before: str) -> bool:
+    """A sentence stating a fact about people or data, asking nothing of the workflow.
+
+    `before` is the sentence up to the recurring time. "Every Monday I check the inbox"
+    still counts as a schedule: "check" is something the workflow can do.
+    """
+    if DIRECTIVE.search(sentence):
+        return False
+    return bool(PERSON_STATEMENT.search(sentence) or DESCRIBED.search(before))
+
+
 def schedule_is_a_schedule(text: str, hit: Hit) -> bool:
-    """A recurring time that says when the workflow runs, not a billing period or "always"."""
+    """A recurring time that says when the workflow runs, not a billing period, "always", or
+    a fact about people or data."""
     opening = sentence_start(text, hit.start)
     found = SENTENCE.match(text, opening)
     sentence = found[0] if found else ""
     if BARE_FREQUENCY.match(text[hit.start : hit.end]) and BILLING.search(sentence):
+        return False
+    if observation(sentence, text[opening : hit.start]):
         return False
     return not any(
         m.start() <= hit.start - opening and hit.end - opening <= m.end()

@@ -42,6 +42,9 @@ class CatalogueEntry(BaseModel):
     kind: Literal["integration", "tool"]
     role: Literal["trigger", "source", "processor", "action"]
     also_acts: bool = False  # a trigger/source that can also perform actions (send, write)
+    # Items of one family stand in for each other ("email", "messaging"): "use Gmail instead"
+    # replaces the noted email service, whatever else of the same role is noted.
+    family: str | None = None
     name: str
     aliases: tuple[str, ...]
     config_schema: dict[str, Any]

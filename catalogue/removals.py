@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from catalogue.phrases import REF, Hit, sentence_start, words
+from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, words
 
 _LEADING = (
     r"drop(?:ping)?",
@@ -24,6 +24,7 @@ _LEADING = (
     r"exclude",
     r"leave\s+out",
     r"scrap",
+    r"scratch",
     r"nix",
     r"lose",
     r"cut\s+out",
@@ -52,6 +53,7 @@ _LEADING = (
     r"rather\s+than",
     r"no\s+longer",
     r"no\s+need\s+for",
+    r"no\s+need\s+to",
     r"no\s+more",
     r"don['’]?t",
     r"do\s+not",
@@ -81,7 +83,7 @@ CIRCUMFIX = words(r"keep|leave|take|cut|pull|rip|count")
 OUT = words(r"out")
 # "I doubt we need Dropbox here, skip it": the removal points back at the last item named.
 ANAPHORA = words(
-    r"(?:skip|drop|scrap|ditch|remove|forget(?:\s+about)?|lose|kill|nix|bin)\s+(?:it|that|this|them|those)(?:\s+(?:one|part|bit|step))?"
+    r"(?:skip|drop|scrap|scratch|ditch|remove|forget(?:\s+about)?|lose|kill|nix|bin)\s+(?:it|that|this|them|those)(?:\s+(?:one|part|bit|step))?"
     r"|(?:leave|take|keep|cut)\s+(?:it|that|this|them)\s+out"
 )
 # ... unless it is a condition or a placement: "skip it if it is spam", "drop it into the folder".
@@ -89,11 +91,25 @@ NOT_ANAPHORA = re.compile(
     r"\s+(?:if|when|unless|for|in|into|to|on|onto|from|after|before|with|until)(?!\w)",
     re.IGNORECASE,
 )
+# A bare negation in an if-clause is a condition the workflow checks ("if the backup is not
+# in S3 by 3am, alert me"), not a removal.
+NEGATION = re.compile(r"not|no|never|don['’]?t|do\s+not", re.IGNORECASE)
 CONDITIONAL = re.compile(r"\s*(?:if|when|whenever|unless|in\s+case|should)(?!\w)", re.IGNORECASE)
 # "we used to track this in Jira", "our old setup was Zapier + Trello": history, not the plan.
 HISTORY = words(
     r"used\s+to|previously|formerly|in\s+the\s+past|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
     r"|(?:our|the)\s+(?:old|previous|former|legacy)\s+(?:setup|system|tool|tools|process|way|workflow|stack|solution|provider|vendor|app|crm|thing)"
+)
+# "Before, we collected requests on a Trello board": an opening that sets the whole sentence
+# in the past.
+HISTORY_OPENER = re.compile(
+    r"\s*(?:before|previously|formerly|in\s+the\s+past|back\s+then|until\s+(?:recently|now|last\s+\w+)"
+    r"|originally|at\s+my\s+(?:last|old|previous)\s+(?:job|company|place))\s*,",
+    re.IGNORECASE,
+)
+# ... and reaches to the end of its sentence, or to a turn back to the present.
+OPENER_END = re.compile(
+    r"[.!?;\n]|(?<!\w)(?:but|now|these\s+days|today|instead|however)(?!\w)", re.IGNORECASE
 )
 # A history reaches to the end of its clause.
 CLAUSE_END = re.compile(
@@ -113,8 +129,9 @@ FILLER = words(
 )
 # Verbs that may stand only before the first item: "not to Slack", "don't need the SMS part".
 LEAD_IN = words(
-    r"need|use|using|want|to|(?:post|send|save|upload|store|put|write|log|push|sync|notify|message)(?:ing|s)?"
-    r"(?:\s+(?:it|them|this|that|everything|anything|anymore))?(?:\s+(?:to|into|in|on|via|through))?"
+    r"need|use|using|want|to|on|in|via|with|through|anyone|anybody|someone|everyone|people"
+    r"|(?:post|send|save|upload|store|put|write|log|push|sync|notify|message|ping|tell|alert|email|contact)(?:ing|s)?"
+    r"(?:\s+(?:it|them|this|that|everything|anything|anymore))?(?:\s+back)?(?:\s+(?:to|into|in|on|via|through))?"
 )
 JOINER = re.compile(r"&|(?<!\w)(?:and|or|nor)(?!\w)", re.IGNORECASE)
 LIST_SEPARATOR = re.compile(r",|&|/|(?<!\w)(?:and|or|nor)(?!\w)", re.IGNORECASE)
@@ -141,8 +158,11 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
     ends = {hit.end: i for i, hit in enumerate(hits)}
     removed: set[int] = set()
     for match in LEADING.finditer(text):
-        if not CANCELLED.search(text, max(0, match.start() - WINDOW), match.start()):
-            removed |= _after(text, match, hits, starts)
+        if CANCELLED.search(text, max(0, match.start() - WINDOW), match.start()):
+            continue
+        if NEGATION.fullmatch(match[0]) and _in_condition(text, match.start()):
+            continue
+        removed |= _after(text, match, hits, starts)
     for match in TRAILING.finditer(text):
         removed |= _before(
             text, match.start(), hits, ends, plural=match.group(0)[:3].lower() == "are"
@@ -191,6 +211,12 @@ def _anaphora(text: str, hits: list[Hit]) -> set[int]:
     return removed
 
 
+def _in_condition(text: str, pos: int) -> bool:
+    """Whether `pos` lies in the if-clause that opens its sentence (before the first comma)."""
+    opening = sentence_start(text, pos)
+    return bool(CONDITIONAL.match(text, opening)) and "," not in text[opening:pos]
+
+
 def historical_indices(text: str, hits: list[Hit]) -> set[int]:
     """Items in a clause about the past ("we used to use Jira") are not part of the plan."""
     gone: set[int] = set()
@@ -198,7 +224,17 @@ def historical_indices(text: str, hits: list[Hit]) -> set[int]:
         end = CLAUSE_END.search(text, match.end())
         stop = end.start() if end else len(text)
         gone |= {i for i, hit in enumerate(hits) if match.end() <= hit.start and hit.end <= stop}
+    for match in history_openers(text):
+        end = OPENER_END.search(text, match.end())
+        stop = end.start() if end else len(text)
+        gone |= {i for i, hit in enumerate(hits) if match.end() <= hit.start and hit.end <= stop}
     return gone
+
+
+def history_openers(text: str) -> list[re.Match[str]]:
+    """Sentence openings that set the sentence in the past ("Before, ...")."""
+    starts = [0, *(m.end() for m in SENTENCE_END.finditer(text))]
+    return [m for start in starts if (m := HISTORY_OPENER.match(text, start))]
 
 
 def _after(text: str, phrase: re.Match[str], hits: list[Hit], starts: dict[int, int]) -> set[int]:
@@ -278,4 +314,9 @@ def removal_cue(text: str) -> bool:
         for m in cues
     )
     circumfix = any(OUT.search(text, m.end()) for m in CIRCUMFIX.finditer(text))
-    return leading or circumfix or any(p.search(text) for p in (TRAILING, ANAPHORA, HISTORY))
+    return (
+        leading
+        or circumfix
+        or bool(history_openers(text))
+        or any(p.search(text) for p in (TRAILING, ANAPHORA, HISTORY))
+    )

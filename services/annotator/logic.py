@@ -102,21 +102,29 @@ def referred_removals(noted: set[str], match: MatchResult) -> set[str]:
 
 
 def swapped_out(noted: set[str], match: MatchResult, catalogue: Catalogue) -> set[str]:
-    """ "Post it in Teams instead": a new item replaces the one noted item of its kind and role.
+    """ "Post it in Teams instead": a new item replaces the one noted item it stands in for.
 
-    Only when the message names no removal itself and exactly one noted item could be
-    meant; otherwise nothing is guessed away.
+    That is the one noted item of the new item's family ("use Gmail instead" replaces the
+    noted email service), or else the one of its kind and role. A noted item the message
+    names again may be it ("WhatsApp is a pain to set up, Telegram instead"). Only when the
+    message names no removal itself and exactly one item could be meant; otherwise nothing
+    is guessed away.
     """
     new = [catalogue.get(i) for i in match.mentioned if i not in noted]
-    if not match.swap or match.removed or len(new) != 1:
+    if not match.swap or match.removed or len(new) != 1 or new[0] is None:
         return set()
-    kind, role = new[0].kind, new[0].role
+    entry = new[0]
+    others = noted - {entry.id}
+    entries = {i: e for i in others if (e := catalogue.get(i)) is not None}
+    family = {i for i, e in entries.items() if entry.family and e.family == entry.family}
+    if len(family) == 1:
+        return family
     same = {
         i
-        for i in noted - set(match.mentioned)
-        if catalogue.get(i).kind == kind and catalogue.get(i).role == role
+        for i, e in entries.items()
+        if i not in match.mentioned and e.kind == entry.kind and e.role == entry.role
     }
-    return same if len(same) == 1 else set()
+    return same if not family and len(same) == 1 else set()
 
 
 def fold_items(

@@ -201,3 +201,47 @@ def test_a_model_summary_that_agrees_with_the_notes_is_kept():
     agreeing = ModelView(summary="Post new Zendesk tickets to Jira.")
     notes = play(["Watch Zendesk for new tickets and open a Jira issue for each."], [agreeing])
     assert notes.requirement_summary == "Post new Zendesk tickets to Jira."
+
+
+def test_instead_replaces_the_noted_item_of_the_same_family_even_beside_another_action():
+    # Zendesk and Outlook are both actions; only Outlook is an email service like Gmail.
+    notes = play(
+        [
+            "When a Typeform comes in via webhook, open a ticket in Zendesk.",
+            "Then mail the requester from Outlook.",
+            "Hmm, mail them from Gmail instead.",
+        ]
+    )
+    assert {"webhook", "zendesk", "gmail"} <= items(notes)
+    assert "outlook" not in items(notes) and "outlook" in notes.removed
+
+
+def test_going_back_to_an_item_undoes_the_swap():
+    notes = play(
+        [
+            "Post new Shopify orders to Slack.",
+            "Actually send them to Discord instead.",
+            "No, back to Slack, the team never opens Discord.",
+        ]
+    )
+    assert "slack" in items(notes) and "discord" not in items(notes)
+
+
+def test_instead_after_a_complaint_about_the_noted_item_replaces_it():
+    notes = play(
+        [
+            "Send each new Stripe refund to WhatsApp.",
+            "Hmm, WhatsApp is fiddly for this. Telegram instead.",
+        ]
+    )
+    assert "telegram" in items(notes) and "whatsapp" not in items(notes)
+
+
+def test_instead_with_two_noted_items_of_the_family_guesses_nothing_away():
+    notes = play(
+        [
+            "Post new Shopify orders to Slack and to Microsoft Teams.",
+            "And use Discord instead for refunds.",
+        ]
+    )
+    assert {"slack", "microsoft_teams", "discord"} <= items(notes)

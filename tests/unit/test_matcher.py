@@ -15,6 +15,12 @@ CATALOGUE = load_catalogue()
 CASES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "eval" / "cases"
 
 MENTIONS: list[tuple[str, set[str]]] = [
+    ("The on-call nurse should get a text to her mobile.", {"twilio_sms"}),
+    ("Do the maths on each invoice: VAT, discount, final price.", {"calculator"}),
+    ("Work out net and gross per region.", {"calculator"}),
+    ("Then call our pricing service with the cleaned data.", {"http_request"}),
+    ("It takes a JSON body with the order id.", {"http_request"}),
+    ("Link each lead to the Notion sales pipeline database.", {"notion"}),
     ("Watch my Gmail and post each invoice to Slack.", {"gmail", "slack"}),
     ("Forward it from Google Mail to MS Teams.", {"gmail", "microsoft_teams"}),
     ("Notify the channel in Microsoft Teams.", {"microsoft_teams"}),
@@ -177,6 +183,22 @@ REMOVALS: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     ("Drop a Slack message to the team.", ("slack",), ()),
     ("Drop the PDF into Dropbox.", ("pdf_parser", "dropbox"), ()),
     ("Skip Gmail messages from newsletters.", ("gmail",), ()),
+    # Not using a tool, said as a fact about the team.
+    ("Heads up: our company is not on Asana, never was.", (), ("asana",)),
+    ("There's no need to message anyone in Discord about it.", (), ("discord",)),
+    ("No need to tell people on Teams.", (), ("microsoft_teams",)),
+    ("There is no need to write anything back to Jira.", (), ("jira",)),
+    ("If the report is not on Dropbox by noon, ping me.", ("dropbox",), ()),
+    ("When there's no row in Airtable yet, create one.", ("airtable",), ()),
+    # A sentence that opens in the past.
+    ("Previously, the team logged these in Asana by hand.", (), ("asana",)),
+    (
+        "Until recently, everything went through Zendesk. Now it is Intercom.",
+        ("intercom",),
+        ("zendesk",),
+    ),
+    ("Back then, we used Slack, but Teams is what we use now.", ("microsoft_teams",), ("slack",)),
+    ("Scratch that Trello idea.", (), ("trello",)),
 ]
 
 
@@ -295,6 +317,12 @@ def test_an_alias_as_a_word_is_found_removed_and_brought_back(pair: tuple[str, s
         ("Send the numbers to Slack weekly.", True),
         ("Whatever the day, the checks are the same every day.", False),
         ("Weekdays from Monday to Friday at 6.", True),
+        # Facts about people or data are not when the workflow runs.
+        ("Our drivers deliver on Wednesdays and Saturdays.", False),
+        ("Every quarter somebody forgets the VAT return and we pay a fine.", False),
+        ("Payday is usually on Fridays here.", False),
+        ("Every Friday I update the forecast by hand, it takes hours.", True),
+        ("We meet on Mondays, so have the numbers ready by then.", True),
     ],
 )
 def test_a_frequency_is_a_schedule_only_when_it_says_when_the_workflow_runs(
