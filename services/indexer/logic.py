@@ -32,8 +32,37 @@ BATCH_TURNS = 4
 TITLE_CHARS = 60
 SUMMARY_CHARS = 160
 TITLE_WORDS = 3
-# Words that carry no subject in a requirements chat; kept out of heuristic titles.
-FILLER = frozenset({"want", "need", "like", "please", "thanks", "okay", "yes", "let", "get"})
+# Words that carry no subject in a chat; kept out of heuristic titles.
+FILLER = frozenset(
+    [
+        "want",
+        "need",
+        "like",
+        "please",
+        "thanks",
+        "thank",
+        "okay",
+        "yes",
+        "let",
+        "get",
+        "know",
+        "think",
+        "remember",
+        "said",
+        "sure",
+        "again",
+        "really",
+        "maybe",
+        "well",
+        "still",
+        "even",
+        "another",
+        "thing",
+        "things",
+        "lot",
+        "bit",
+    ]
+)
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9'-]{2,}")
 
 
@@ -102,17 +131,18 @@ def heuristic(outline: Outline, batch: Sequence[IndexedTurn], limits: Limits) ->
 
 
 def heuristic_title(batch: Sequence[IndexedTurn]) -> str:
-    """The batch's most frequent telling words, in the user's spelling (first seen wins ties)."""
-    counts: Counter[str] = Counter()
+    """The batch's telling words, in the user's spelling: those most turns use first, then the
+    longer (more specific) ones, then the first said; deterministic."""
+    turns_using: Counter[str] = Counter()
     spelling: dict[str, str] = {}
     for turn in batch:
         for word in WORD.findall(turn.text):
             key = word.lower()
-            if key in STOPWORDS or key in FILLER:
-                continue
-            counts[key] += 1
-            spelling.setdefault(key, word)
-    top = sorted(counts, key=lambda w: -counts[w])[:TITLE_WORDS]  # sorted() is stable
+            if key not in STOPWORDS and key not in FILLER:
+                spelling.setdefault(key, word)
+        turns_using.update({w.lower() for w in WORD.findall(turn.text)} & spelling.keys())
+    order = list(spelling)
+    top = sorted(order, key=lambda w: (-turns_using[w], -len(w), order.index(w)))[:TITLE_WORDS]
     title = ", ".join(spelling[w] for w in top) or "Conversation"
     return title[:1].upper() + title[1:TITLE_CHARS]
 
