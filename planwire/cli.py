@@ -22,6 +22,13 @@ app = typer.Typer(
 )
 
 
+class Scripted(StrEnum):
+    """Scripted annotator models for the eval (planwire/scripted.py)."""
+
+    oracle = "oracle"
+    liar = "liar"
+
+
 class Backend(StrEnum):
     """Model backends `planwire up --model` accepts."""
 
@@ -160,11 +167,18 @@ def eval_(
     ),
     concurrency: int = typer.Option(4, min=1, help="Cases played at once."),
     timeout: float = typer.Option(300.0, help="Seconds to wait for any one reply or result."),
+    scripted: Scripted | None = typer.Option(
+        None,
+        help="Point the annotator at a scripted model: an oracle that proposes each case's "
+        "answer with evidence, or a liar that proposes what the user never said.",
+    ),
 ) -> None:
     """Play scripted conversations and score the compiled plans (../shared/eval/FORMAT.md)."""
     from planwire.evaluate import run_eval
     from shared.model.factory import ModelSettings
 
+    if scripted and gateway:
+        raise typer.BadParameter("--scripted starts its own stack; leave out --gateway")
     settings = ModelSettings(**({"model": model.value} if model else {}))
     passed = run_eval(
         paths,
@@ -173,5 +187,6 @@ def eval_(
         report=report,
         concurrency=concurrency,
         timeout_s=timeout,
+        scripted=scripted.value if scripted else None,
     )
     raise typer.Exit(0 if passed else 1)

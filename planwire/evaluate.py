@@ -51,10 +51,14 @@ class CaseResult:
     error: str | None = None
 
 
-def load_cases(paths: list[Path]) -> list[Case]:
+def case_files(paths: list[Path]) -> list[Path]:
     """Case files, and every `*.json` in the given folders, in name order."""
-    files = [f for p in paths for f in (sorted(p.glob("*.json")) if p.is_dir() else [p])]
-    return [case_from(json.loads(f.read_text())) for f in files]
+    return [f for p in paths for f in (sorted(p.glob("*.json")) if p.is_dir() else [p])]
+
+
+def load_cases(paths: list[Path]) -> list[Case]:
+    """The cases in the given files and folders."""
+    return [case_from(json.loads(f.read_text())) for f in case_files(paths)]
 
 
 def case_from(raw: dict) -> Case:
@@ -198,24 +202,53 @@ def run_eval(
     report: Path | None,
     concurrency: int,
     timeout_s: float,
+    scripted: str | None = None,
 ) -> bool:
-    """Play the cases (on a fresh embedded stack unless a gateway is given), print, report."""
-    from contextlib import nullcontext
+    """Play the cases (on a fresh embedded stack unless a gateway is given), print, report.
+
+    `scripted` ("oracle" or "liar") points the stack's annotator at a scripted model
+    (planwire/scripted.py) that answers from the cases themselves.
+    """
+    from contextlib import ExitStack
 
     from planwire.stack import EmbeddedStack
 
     cases = load_cases(paths)
-    with nullcontext() if gateway_url else EmbeddedStack(settings) as stack:
-        url = gateway_url or stack.gateway_url
+    with ExitStack() as running:
+        service_env = {}
+        if scripted:
+            server = running.enter_context(scripted_server(scripted, paths))
+            service_env = {
+                "annotator": {
+                    "PLANWIRE_MODEL": "openai",
+                    "PLANWIRE_MODEL_BASE_URL": server.base_url,
+                }
+            }
+        url = (
+            gateway_url
+            or running.enter_context(EmbeddedStack(settings, service_env=service_env)).gateway_url
+        )
         # A line per case as it finishes: with a local model a run takes many minutes.
         printed = lambda result: print(case_line(result), flush=True)  # noqa: E731
         results = asyncio.run(
             evaluate(cases, url, timeout_s=timeout_s, concurrency=concurrency, on_result=printed)
         )
+    name = f"scripted-{scripted}" if scripted else settings.model_name
     summary = summarize(
-        results, cases, settings.model_name if settings.model != "heuristic" else "heuristic"
+        results, cases, name if scripted or settings.model != "heuristic" else "heuristic"
     )
     if report:
         report.write_text(report_json(results, summary))
     print(last_line(summary), flush=True)
     return summary["passed"] == summary["cases"]
+
+
+def scripted_server(kind: str, paths: list[Path]):
+    """The loopback server of a scripted annotator model over the raw case files."""
+    from catalogue import load_catalogue
+    from planwire import scripted
+
+    catalogue = load_catalogue()
+    raw = [json.loads(f.read_text()) for f in case_files(paths)]
+    script = scripted.oracle(raw, catalogue) if kind == "oracle" else scripted.liar(catalogue)
+    return scripted.ScriptedServer(script)

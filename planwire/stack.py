@@ -100,7 +100,13 @@ class EmbeddedStack:
     works inside a running event loop). `settings` are model settings (`ModelSettings`).
     """
 
-    def __init__(self, settings=None, *, log_dir: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        settings=None,
+        *,
+        log_dir: str | Path | None = None,
+        service_env: dict[str, dict[str, str]] | None = None,
+    ) -> None:
         from shared.model.factory import ModelSettings  # late: pulls in the OpenAI client
 
         self.settings = settings or ModelSettings()
@@ -109,6 +115,8 @@ class EmbeddedStack:
         self.bootstrap = self.redis_url = ""
         self.service_urls: dict[str, str] = {}
         self.env: dict[str, str] = {}
+        # Per-service overrides, e.g. one service pointed at another model.
+        self.service_env = service_env or {}
         self.infra: list[Child] = []
         self.services: list[Child] = []
 
@@ -220,7 +228,12 @@ class EmbeddedStack:
         return child.start()
 
     def _start_service(self, spec: ServiceSpec, port: int) -> Child:
-        env = {**self.env, "PLANWIRE_HTTP_PORT": str(port), **spec.env}
+        env = {
+            **self.env,
+            "PLANWIRE_HTTP_PORT": str(port),
+            **spec.env,
+            **self.service_env.get(spec.name, {}),
+        }
         self.service_urls[spec.name] = f"http://{HOST}:{port}"
         return self._spawn(
             self.services, spec.name, [sys.executable, "-m", spec.module, *spec.args], env

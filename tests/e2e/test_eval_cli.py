@@ -93,3 +93,47 @@ def test_eval_fails_with_exit_1_when_a_plan_holds_a_forbidden_id(stack, tmp_path
     assert lines[0].startswith("FAIL contradicted") and "forbidden=['slack']" in lines[0]
     # stripe found, slack planned: recall 1/1, precision 1/2.
     assert LAST_LINE.match(lines[-1]).groups()[:6] == ("0", "1", "1.00", "0.50", "1", "0")
+
+
+# "over teams" is ambiguous to the rules ("teams" needs product context); a model may settle
+# it, but only with the user's own words as evidence.
+MODEL_SETTLES = {
+    "id": "model-settles",
+    "title": "An item only a model's judgement reads, with evidence",
+    "turns": [
+        "When a Stripe payment fails, notify everyone over teams.",
+        "That's everything, please confirm.",
+    ],
+    "confirm": "Yes, build it.",
+    "expect": {"integrations": ["stripe", "microsoft_teams"], "tools": [], "absent": []},
+}
+
+
+def run_scripted(kind: str, *paths: Path, report: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "planwire", "eval", *map(str, paths)]
+    argv += ["--report", str(report), "--scripted", kind]
+    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=400)
+
+
+def plans(report: Path) -> dict[str, list[str]]:
+    return {c["id"]: sorted(c["plan"]) for c in json.loads(report.read_text())["cases"]}
+
+
+def test_scripted_models_through_the_real_annotator(stack, tmp_path):
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    (cases / "model-settles.json").write_text(json.dumps(MODEL_SETTLES))
+    for name in ("support-triage.json", "invoice-digest.json"):
+        (cases / name).write_text((CASES_DIR / name).read_text())
+    rules = run_eval(stack.gateway_url, cases, report=tmp_path / "rules.json")
+    assert "FAIL model-settles" in rules.stdout, rules.stdout + rules.stderr
+    assert "microsoft_teams" not in plans(tmp_path / "rules.json")["model-settles"]
+
+    oracle = run_scripted("oracle", cases, report=tmp_path / "oracle.json")
+    assert oracle.returncode == 0, oracle.stdout + oracle.stderr
+    assert "eval: 3/3 passed" in oracle.stdout.splitlines()[-1]
+    assert "microsoft_teams" in plans(tmp_path / "oracle.json")["model-settles"]
+
+    liar = run_scripted("liar", cases, report=tmp_path / "liar.json")
+    assert plans(tmp_path / "liar.json") == plans(tmp_path / "rules.json"), liar.stdout

@@ -1,0 +1,213 @@
+"""Scripted annotator models for `planwire eval --scripted`: an oracle and a liar.
+
+They prove the precedence rules both ways on the real stack (README, "Rules and the model").
+The oracle knows each case's answer and proposes it with the user's own words as evidence,
+so code must accept it; the liar proposes items and removals the user never supported, so
+code must reject all of it and build the same plan as with no model at all.
+
+Both answer the annotator's OpenAI-compatible chat calls from a loopback server that the
+eval starts; only the annotator is pointed at it, every other role stays heuristic.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from catalogue import Catalogue, detect, evidence, names, removal_cue
+from catalogue.lexicon import phrase_hits
+from catalogue.phrases import alias_hits
+
+# The bounds of the annotator's output schema (services/annotator/prompt.py).
+MAX_EVIDENCE = 48
+MAX_MENTIONS, MAX_REMOVALS = 2, 1
+SENTENCE = re.compile(r"[^.!?;\n]+")
+# The labelled lines of the annotator's per-turn prompt.
+PREVIOUS = re.compile(r"^Previous notes: (?P<notes>\{.*\})$", re.MULTILINE)
+LATEST = re.compile(r"^Latest user message: (?P<text>.*)\Z", re.MULTILINE | re.DOTALL)
+
+# (previous notes as a dict, the user's latest message) -> (mentions, removals), each a
+# list of (id, evidence quote).
+Proposal = tuple[list[tuple[str, str]], list[tuple[str, str]]]
+Script = Callable[[dict[str, Any], str], Proposal]
+
+
+def quotes(text: str, phrase: str) -> list[str]:
+    """Evidence quotes around `phrase`: its sentence if it fits the schema, else windows of
+    whole words that reach as far back as they can, then as far ahead."""
+    found: list[str] = []
+    for match in SENTENCE.finditer(text):
+        sentence = match[0].strip()
+        at = sentence.lower().find(phrase.lower())
+        if at < 0:
+            continue
+        if len(sentence) <= MAX_EVIDENCE:
+            found.append(sentence)
+            continue
+        end = at + len(phrase)
+        back = sentence[max(0, end - MAX_EVIDENCE) : end]
+        ahead = sentence[at : at + MAX_EVIDENCE]
+        found += [back[back.find(" ") + 1 :] if end > MAX_EVIDENCE else back]
+        found += [ahead[: ahead.rfind(" ")] if at + MAX_EVIDENCE < len(sentence) else ahead]
+    return [q for q in found if q and q in text]
+
+
+def _quote_for(id_: str, text: str, catalogue: Catalogue, removal: bool) -> str | None:
+    """A quote that names the item (and holds a removal cue, for a removal)."""
+    # Where the rules did not read it, the alias or phrase a judgement may settle.
+    phrase = evidence(id_, text, catalogue) or next(
+        (
+            text[h.start : h.end]
+            for h in alias_hits(text, catalogue) + phrase_hits(text, catalogue)
+            if h.id == id_
+        ),
+        None,
+    )
+    if phrase is None:
+        return None
+    return next(
+        (
+            q
+            for q in quotes(text, phrase)
+            if names(id_, q, catalogue) and (not removal or removal_cue(q))
+        ),
+        None,
+    )
+
+
+def oracle(cases: list[dict[str, Any]], catalogue: Catalogue) -> Script:
+    """Per message: the case's expected items the user last names here, and its absent items
+    the user last names here with a removal cue. Items the rules miss come first, since the
+    schema allows two mentions and one removal."""
+    by_turn: dict[str, list[dict[str, Any]]] = {}
+    for case in cases:
+        for turn in case["turns"]:
+            by_turn.setdefault(turn.strip(), []).append(case)
+
+    def last_turn(case: dict[str, Any], id_: str) -> str | None:
+        named = [t for t in case["turns"] if names(id_, t, catalogue)]
+        return named[-1].strip() if named else None
+
+    def answer(_notes: dict[str, Any], text: str) -> Proposal:
+        text = text.strip()
+        mentions: list[tuple[str, str]] = []
+        removals: list[tuple[str, str]] = []
+        ruled = detect(text, catalogue)
+        for case in by_turn.get(text, [])[:1]:
+            expect = case["expect"]
+            wanted = [*expect["integrations"], *expect["tools"]]
+            for id_ in sorted(wanted, key=lambda i: i in ruled.mentioned):
+                quote = _quote_for(id_, text, catalogue, removal=False)
+                if last_turn(case, id_) == text and quote:
+                    mentions.append((id_, quote))
+            for id_ in sorted(expect.get("absent", []), key=lambda i: i in ruled.removed):
+                quote = _quote_for(id_, text, catalogue, removal=True)
+                if last_turn(case, id_) == text and quote:
+                    removals.append((id_, quote))
+        return mentions[:MAX_MENTIONS], removals[:MAX_REMOVALS]
+
+    return answer
+
+
+def liar(catalogue: Catalogue) -> Script:
+    """Invents items the message does not name, quotes words the user never wrote, and
+    removes noted items with a quote that names them but holds no removal cue."""
+
+    def answer(notes: dict[str, Any], text: str) -> Proposal:
+        named = {i for i in catalogue.ids if names(i, text, catalogue)}
+        invented = [i for i in catalogue.ids if i not in named][:2]
+        mentions = [(invented[0], text[:MAX_EVIDENCE]), (invented[1], f"add {invented[1]}")]
+        noted = [*notes.get("mentioned_integrations", []), *notes.get("mentioned_tools", [])]
+        removals = [(i, catalogue.get(i).name) for i in noted if catalogue.get(i)]
+        return mentions, removals[:MAX_REMOVALS]
+
+    return answer
+
+
+def annotator_answer(script: Script, prompt: str) -> dict[str, Any]:
+    """The annotator's JSON output for one per-turn prompt."""
+    previous, latest = PREVIOUS.search(prompt), LATEST.search(prompt)
+    notes = json.loads(previous["notes"]) if previous else {}
+    mentions, removals = script(notes, latest["text"] if latest else "")
+    return {
+        "requirement_summary": "",
+        "mentioned": [{"id": i, "evidence": q[:MAX_EVIDENCE]} for i, q in mentions],
+        "removed": [{"id": i, "evidence": q[:MAX_EVIDENCE]} for i, q in removals],
+        "confidence_score": 0.5,
+        "hints": [],
+    }
+
+
+class ScriptedServer:
+    """An OpenAI-compatible chat endpoint on loopback answering as the script says.
+
+    `.base_url` for PLANWIRE_MODEL_BASE_URL; `.calls` counts the requests answered.
+    """
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.calls = 0
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd.daemon_threads = True
+        host, port = self._httpd.server_address[:2]
+        self.base_url = f"http://{host}:{port}/v1"
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    def __enter__(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def complete(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One chat completion: the script's answer to the last user message."""
+        self.calls += 1
+        user = [m for m in request.get("messages", []) if m.get("role") == "user"]
+        content = json.dumps(
+            annotator_answer(self.script, str(user[-1]["content"]) if user else "")
+        )
+        return {
+            "id": f"chatcmpl-scripted-{time.monotonic_ns()}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.get("model", "scripted"),
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": content},
+                }
+            ],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        }
+
+
+def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                body = server.complete(json.loads(self.rfile.read(length) or b"{}"))
+                status = 200
+            except (ValueError, KeyError) as exc:
+                body, status = {"error": {"message": str(exc), "type": "invalid_request"}}, 400
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *_args: object) -> None:  # quiet: the eval prints its own lines
+            pass
+
+    return Handler
