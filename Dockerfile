@@ -10,6 +10,7 @@ WORKDIR /src
 COPY pyproject.toml ./
 COPY planwire ./planwire
 COPY schemas ./schemas
+COPY state ./state
 COPY shared ./shared
 COPY services ./services
 COPY catalogue ./catalogue

@@ -55,9 +55,7 @@ def hits(text: str, catalogue: Catalogue) -> list[Hit]:
     counts only where no name stands, so "our Slack API" is Slack, not an HTTP request.
     """
     found = [
-        hit
-        for hit in alias_hits(text, catalogue)
-        if product_sense(text, hit, catalogue.get(hit.id))
+        hit for hit in alias_hits(text, catalogue) if product_sense(text, hit, catalogue[hit.id])
     ]
     for id_, finder in FINDERS.items():
         found += finder(text) if catalogue.get(id_) is not None else []

@@ -111,6 +111,13 @@ class Catalogue(BaseModel):
     def get(self, id: str) -> CatalogueEntry | None:
         return self._by_id.get(id)
 
+    def __getitem__(self, id: str) -> CatalogueEntry:
+        """The entry with this id; a KeyError names an id the catalogue does not have."""
+        try:
+            return self._by_id[id]
+        except KeyError:
+            raise KeyError(f"{id!r} is not in the catalogue") from None
+
     @property
     def ids(self) -> tuple[str, ...]:
         return tuple(entry.id for entry in self.entries)

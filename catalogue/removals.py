@@ -145,6 +145,15 @@ DESCRIBES_NOUN = re.compile(
 # "drop the file into Dropbox": drop as "put", not as "remove".
 PLACEMENT = re.compile(r"\s+(?:into|onto|in|to|inside)(?!\w)(?!\s+favou?r)", re.IGNORECASE)
 SPACE = re.compile(r"\s*")
+
+
+def _after_space(text: str, pos: int) -> int:
+    """The first position at or after `pos` that is not whitespace."""
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    return pos
+
+
 # Looking back this far is enough for any negation or filler word, and keeps long texts linear.
 WINDOW = 24
 # The same fillers and separators, found ending at a position, for trailing phrases.
@@ -179,11 +188,12 @@ def _circumfix(text: str, hits: list[Hit], starts: dict[int, int]) -> set[int]:
     """Items between "keep/leave/take ... out"."""
     removed: set[int] = set()
     for match in CIRCUMFIX.finditer(text):
-        taken, pos = [], match.end()
+        taken: list[int] = []
+        pos = match.end()
         while (step := _next(text, pos, hits, starts, bool(taken), lead_in=False)) is not None:
             index, pos = step
             taken += [] if index is None else [index]
-        if taken and OUT.match(text, SPACE.match(text, pos).end()):
+        if taken and OUT.match(text, _after_space(text, pos)):
             removed |= set(taken)
     return removed
 
@@ -271,7 +281,7 @@ def _next(
     lead_in: bool = True,
 ) -> tuple[int | None, int] | None:
     """One step forward: (hit index, end) for an item, (None, end) for a filler, None to stop."""
-    pos = SPACE.match(text, pos).end()
+    pos = _after_space(text, pos)
     if pos in starts:
         return starts[pos], hits[starts[pos]].end
     # Separators only continue a list already begun: "No, Slack is fine" removes nothing.
@@ -310,7 +320,7 @@ def removal_cue(text: str) -> bool:
     cues = list(LEADING.finditer(text))
     leading = any(
         not CANCELLED.search(text, max(0, m.start() - WINDOW), m.start())
-        and not any(SPACE.match(text, m.end()).end() == n.start() for n in cues)
+        and not any(_after_space(text, m.end()) == n.start() for n in cues)
         for m in cues
     )
     circumfix = any(OUT.search(text, m.end()) for m in CIRCUMFIX.finditer(text))

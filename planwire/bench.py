@@ -11,8 +11,12 @@ import os
 import statistics
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from planwire.client import SessionClient
+
+if TYPE_CHECKING:
+    from shared.model.factory import ModelSettings
 
 TURN = "Watch my Gmail for invoices and post a note to Slack for each one."
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -54,7 +58,7 @@ async def turn_latencies(gateway_url: str, turns: int) -> list[float]:
     return latencies
 
 
-def run_bench(settings, turns: int = 30, idle_s: float = 10.0) -> dict:
+def run_bench(settings: ModelSettings, turns: int = 30, idle_s: float = 10.0) -> dict[str, Any]:
     """Start the stack, measure, stop; returns and prints the figures."""
     from planwire.stack import EmbeddedStack
 

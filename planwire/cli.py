@@ -9,11 +9,16 @@ import sys
 import time
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from planwire.procs import StackError
 from planwire.topology import parse_services
+
+if TYPE_CHECKING:
+    from planwire.stack import EmbeddedStack
+    from shared.model.factory import ModelSettings
 
 app = typer.Typer(
     help="planwire: turn a conversation into a built workflow.",
@@ -48,9 +53,8 @@ def up(
 ) -> None:
     """Start broker, Valkey and every service on loopback; Ctrl-C or SIGTERM stops them all."""
     from planwire.stack import EmbeddedStack  # late: keeps `planwire run` light
-    from shared.model.factory import ModelSettings
 
-    stack = EmbeddedStack(ModelSettings(**({"model": model.value} if model else {})))
+    stack = EmbeddedStack(_model_settings(model))
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         stack.start(parse_services(services) if services else None)
@@ -68,12 +72,19 @@ def up(
         stack.stop()
 
 
+def _model_settings(model: Backend | None) -> ModelSettings:
+    """The model settings from the environment, with `--model` over PLANWIRE_MODEL."""
+    from shared.model.factory import ModelSettings  # late: pulls in the OpenAI client
+
+    return ModelSettings(model=model.value) if model else ModelSettings()
+
+
 def _interrupt(_signum: int, _frame: object) -> None:
     """SIGTERM takes the same way out as Ctrl-C."""
     raise KeyboardInterrupt
 
 
-def _announce(stack) -> None:
+def _announce(stack: EmbeddedStack) -> None:
     """Print where everything listens; tests read the `gateway:` and `pids:` lines."""
     for name, url in stack.service_urls.items():
         typer.echo(f"{name}: {url}")
@@ -85,7 +96,7 @@ def _announce(stack) -> None:
     typer.echo("planwire is up; Ctrl-C to stop.")
 
 
-def _watch(stack) -> None:
+def _watch(stack: EmbeddedStack) -> None:
     """Wait for a signal, reporting any child that exits on its own meanwhile."""
     reported: set[str] = set()
     while True:
@@ -94,7 +105,7 @@ def _watch(stack) -> None:
             if not child.running() and child.name not in reported:
                 reported.add(child.name)
                 typer.echo(
-                    f"warning: {child.name} exited ({child.popen.returncode}); log {child.log}",
+                    f"warning: {child.name} exited ({child.returncode}); log {child.log}",
                     err=True,
                 )
 
@@ -124,9 +135,8 @@ def demo(
 ) -> None:
     """Start the embedded stack, play a short conversation to a built workflow, stop."""
     from planwire.demo import run_demo
-    from shared.model.factory import ModelSettings
 
-    state = run_demo(ModelSettings(**({"model": model.value} if model else {})))
+    state = run_demo(_model_settings(model))
     if state["phase"] != "completed":
         raise typer.Exit(1)
 
@@ -141,9 +151,8 @@ def bench(
 ) -> None:
     """Print figures for the embedded stack: start time, turn latency, idle CPU, memory."""
     from planwire.bench import run_bench
-    from shared.model.factory import ModelSettings
 
-    run_bench(ModelSettings(**({"model": model.value} if model else {})), turns=turns, idle_s=idle)
+    run_bench(_model_settings(model), turns=turns, idle_s=idle)
 
 
 @app.command()
@@ -175,11 +184,10 @@ def eval_(
 ) -> None:
     """Play scripted conversations and score the compiled plans (../shared/eval/FORMAT.md)."""
     from planwire.evaluate import run_eval
-    from shared.model.factory import ModelSettings
 
     if scripted and gateway:
         raise typer.BadParameter("--scripted starts its own stack; leave out --gateway")
-    settings = ModelSettings(**({"model": model.value} if model else {}))
+    settings = _model_settings(model)
     passed = run_eval(
         paths,
         settings,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +39,7 @@ class SessionClient:
         self.session_id = ""
         self.events: asyncio.Queue[StreamEvent] = asyncio.Queue()
         self.seen: list[StreamEvent] = []
-        self._reader: asyncio.Task | None = None
+        self._reader: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> SessionClient:
         response = await self.http.post("/v1/sessions")
@@ -60,14 +61,16 @@ class SessionClient:
             f"/v1/sessions/{self.session_id}/messages", json={"text": text}
         )
         response.raise_for_status()
-        return response.json()["turn_id"]
+        return str(response.json()["turn_id"])
 
     async def say(self, text: str) -> StreamEvent:
         """Post a message and wait for the reply to that turn."""
         turn_id = await self.send(text)
         return await self.wait_for(lambda e: e.type == "reply" and e.data.get("turn_id") == turn_id)
 
-    async def wait_for(self, predicate, timeout_s: float | None = None) -> StreamEvent:
+    async def wait_for(
+        self, predicate: Callable[[StreamEvent], bool], timeout_s: float | None = None
+    ) -> StreamEvent:
         """The next stream event matching `predicate` (earlier ones are kept in `seen`)."""
         async with asyncio.timeout(timeout_s or self.timeout_s):
             while True:
@@ -79,12 +82,13 @@ class SessionClient:
         """The session as `GET /v1/sessions/{id}` returns it."""
         response = await self.http.get(f"/v1/sessions/{self.session_id}")
         response.raise_for_status()
-        return response.json()
+        state: dict[str, Any] = response.json()
+        return state
 
     async def _read_stream(self) -> None:
         last_id = None
         while True:  # reconnect after a dropped connection, resuming after the last id
-            headers = {"Last-Event-ID": last_id} if last_id else {}
+            headers: dict[str, str] = {"Last-Event-ID": last_id} if last_id else {}
             with contextlib.suppress(httpx.TransportError):
                 async with self.http.stream(
                     "GET", f"/v1/sessions/{self.session_id}/events", headers=headers
@@ -96,7 +100,7 @@ class SessionClient:
             await asyncio.sleep(0.2)
 
 
-async def parse_sse(lines) -> Any:
+async def parse_sse(lines: AsyncIterator[str]) -> AsyncIterator[StreamEvent]:
     """Yield StreamEvents from SSE lines; comment lines (keep-alives) are skipped."""
     fields: dict[str, str] = {}
     async for line in lines:

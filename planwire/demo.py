@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from planwire.client import SessionClient, StreamEvent
+
+if TYPE_CHECKING:
+    from shared.model.factory import ModelSettings
 
 SCRIPT = (
     "Invoices arrive as PDF attachments in our Gmail inbox; pull the vendor and total out of each PDF.",
@@ -18,7 +22,7 @@ CONFIRM = "Yes, that's everything. Please build it."
 FINAL_EVENTS = {"workflow_completed", "workflow_failed"}
 
 
-async def play(gateway_url: str, console: Console, *, full_path: bool = True) -> dict:
+async def play(gateway_url: str, console: Console, *, full_path: bool = True) -> dict[str, Any]:
     """Play the script, print replies and progress; returns the final session state."""
     async with SessionClient(gateway_url) as session:
         for text in SCRIPT:
@@ -54,7 +58,7 @@ def show(console: Console, event: StreamEvent) -> bool:
     return True
 
 
-def run_demo(settings=None) -> dict:
+def run_demo(settings: ModelSettings | None = None) -> dict[str, Any]:
     """Start the embedded stack, play the demo, stop everything."""
     from planwire.stack import EmbeddedStack
 

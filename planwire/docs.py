@@ -41,7 +41,7 @@ def generate(out_dir: Path = Path("docs/asyncapi")) -> list[Path]:
 
 def document(service: str) -> dict[str, Any]:
     """One service's AsyncAPI document as plain JSON data, independent of the environment."""
-    doc = _factory(service).to_specification().to_jsonable()
+    doc: dict[str, Any] = _factory(service).to_specification().to_jsonable()
     for server in doc.get("servers", {}).values():
         server["host"], server["description"] = SERVER_HOST, SERVER_NOTE
     return doc
@@ -53,7 +53,7 @@ def _factory(service: str) -> Any:
         return _specialist_app().schema
     module = importlib.import_module(f"services.{service}.main")
     app = getattr(module, "app", None)
-    if hasattr(app, "schema"):
+    if app is not None and hasattr(app, "schema"):
         return app.schema
     return AsyncAPI(
         module.broker,

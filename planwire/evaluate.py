@@ -14,8 +14,13 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from planwire.client import SessionClient
+
+if TYPE_CHECKING:
+    from planwire import scripted
+    from shared.model.factory import ModelSettings
 
 NUDGE = "That's everything I need. Please confirm what you will build."
 MAX_NUDGES = 2
@@ -61,7 +66,7 @@ def load_cases(paths: list[Path]) -> list[Case]:
     return [case_from(json.loads(f.read_text())) for f in case_files(paths)]
 
 
-def case_from(raw: dict) -> Case:
+def case_from(raw: dict[str, Any]) -> Case:
     """A Case from the FORMAT.md JSON."""
     expect = raw["expect"]
     expected = expect["integrations"] + expect["tools"]
@@ -130,7 +135,7 @@ async def converse(session: SessionClient, case: Case) -> int:
     return sent + 1
 
 
-def summarize(results: list[CaseResult], cases: list[Case], model: str) -> dict:
+def summarize(results: list[CaseResult], cases: list[Case], model: str) -> dict[str, Any]:
     """The report's summary block."""
     expected = sum(len(c.expected) for c in cases)
     found = sum(len(c.expected) - len(r.missing) for c, r in zip(cases, results, strict=False))
@@ -156,7 +161,7 @@ def case_line(result: CaseResult) -> str:
     return f"{status} {result.id} ({result.turns} turns, {result.seconds}s) plan={result.plan} {detail}"
 
 
-def last_line(summary: dict) -> str:
+def last_line(summary: dict[str, Any]) -> str:
     """The closing line FORMAT.md specifies."""
     return (
         f"eval: {summary['passed']}/{summary['cases']} passed, recall {summary['recall']:.2f}, "
@@ -165,7 +170,7 @@ def last_line(summary: dict) -> str:
     )
 
 
-def report_json(results: list[CaseResult], summary: dict) -> str:
+def report_json(results: list[CaseResult], summary: dict[str, Any]) -> str:
     """The `--report` JSON."""
     cases = [{k: v for k, v in asdict(r).items() if k != "error" or v} for r in results]
     return json.dumps({"cases": cases, "summary": summary}, indent=2)
@@ -196,7 +201,7 @@ async def evaluate(
 
 def run_eval(
     paths: list[Path],
-    settings,
+    settings: ModelSettings,
     *,
     gateway_url: str | None,
     report: Path | None,
@@ -240,10 +245,10 @@ def run_eval(
     if report:
         report.write_text(report_json(results, summary))
     print(last_line(summary), flush=True)
-    return summary["passed"] == summary["cases"]
+    return bool(summary["passed"] == summary["cases"])
 
 
-def scripted_server(kind: str, paths: list[Path]):
+def scripted_server(kind: str, paths: list[Path]) -> scripted.ScriptedServer:
     """The loopback server of a scripted annotator model over the raw case files."""
     from catalogue import load_catalogue
     from planwire import scripted

@@ -104,5 +104,5 @@ async def all_or_none(*coros: Awaitable[object]) -> None:
             task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)  # reap the cancelled ones
     for task in done:
-        if task.exception():
-            raise task.exception()
+        if (error := task.exception()) is not None:
+            raise error

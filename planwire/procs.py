@@ -63,7 +63,7 @@ class Child:
     log: Path
     env: dict[str, str] | None = None
     cwd: str | None = None
-    popen: subprocess.Popen | None = field(default=None, repr=False)
+    popen: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     @property
     def pid(self) -> int:
@@ -84,6 +84,11 @@ class Child:
                 start_new_session=True,
             )
         return self
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once the child has exited, else None."""
+        return self.popen.returncode if self.popen is not None else None
 
     def running(self) -> bool:
         """True while the child has not exited."""
@@ -119,6 +124,7 @@ def stop_children(children: list[Child], wait_s: float = STOP_WAIT_S) -> None:
     deadline = time.monotonic() + wait_s
     for child in started:
         with contextlib.suppress(subprocess.TimeoutExpired):
+            assert child.popen is not None  # `started` holds only spawned children
             child.popen.wait(max(0.0, deadline - time.monotonic()))
     for child in started:
         _kill_rest(child, deadline)
@@ -130,4 +136,5 @@ def _kill_rest(child: Child, deadline: float) -> None:
         time.sleep(0.05)  # grandchildren got the SIGTERM too: give them the same grace
     if child.running() or group_pids(child.pid):
         child.signal_group(signal.SIGKILL)
-    child.popen.wait()
+    if child.popen is not None:
+        child.popen.wait()

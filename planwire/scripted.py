@@ -123,7 +123,7 @@ def liar(catalogue: Catalogue) -> Script:
         invented = [i for i in catalogue.ids if i not in named][:2]
         mentions = [(invented[0], text[:MAX_EVIDENCE]), (invented[1], f"add {invented[1]}")]
         noted = [*notes.get("mentioned_integrations", []), *notes.get("mentioned_tools", [])]
-        removals = [(i, catalogue.get(i).name) for i in noted if catalogue.get(i)]
+        removals = [(i, entry.name) for i in noted if (entry := catalogue.get(i))]
         return mentions, removals[:MAX_REMOVALS]
 
     return answer
@@ -154,8 +154,7 @@ class ScriptedServer:
         self.calls = 0
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
-        host, port = self._httpd.server_address[:2]
-        self.base_url = f"http://{host}:{port}/v1"
+        self.base_url = f"http://127.0.0.1:{self._httpd.server_port}/v1"
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )

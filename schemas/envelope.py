@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -45,7 +45,7 @@ class Event(BaseModel):
     )
 
     @classmethod
-    def caused_by(cls, cause: Event, *, salt: str = "", **fields) -> Self:
+    def caused_by(cls, cause: Event, *, salt: str = "", **fields: Any) -> Self:
         """Build the event `cause` leads to, with an event_id derived from the cause.
 
         Re-processing a redelivered cause yields the same event_id, so consumers' dedupe

@@ -12,10 +12,11 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from schemas import confirmation, plan, turn
+from schemas.envelope import Event
 
 EXPORT_DIR = Path(__file__).parent / "jsonschema"
 
-CONTRACTS: tuple[type[BaseModel], ...] = (
+CONTRACTS: tuple[type[Event], ...] = (
     turn.TurnReceived,
     turn.ContextTrimmed,
     turn.NotesUpdated,

@@ -7,9 +7,11 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash .ci/install-system-deps.sh
 status=0
-# Lint and format first: a style slip fails fast, before minutes of tests.
+# Lint, format and types first: a slip fails fast, before minutes of tests.
 .venv/bin/ruff check . || status=$?
 .venv/bin/ruff format --check . || status=$?
+# Types next (config in pyproject.toml: strict on schemas/ and shared/).
+.venv/bin/mypy || status=$?
 .venv/bin/python -m pytest -m "not model" "$@" || status=$?
 .venv/bin/python -m pytest -m model "$@" || { rc=$?; [ "$rc" -eq 5 ] || status=$rc; }  # 5: none selected
 exit "$status"

@@ -64,7 +64,7 @@ class DeadLetterMiddleware(BaseMiddleware):
             except (ValidationError, ValueError, TypeError) as exc:
                 if _is_poison(exc):
                     return await self._dead_letter(msg, "schema", exc)
-                error = exc
+                error: Exception = exc
             except Exception as exc:
                 error = exc
             log.warning(

@@ -49,14 +49,6 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN) + LINE_OVERHEAD_TOKENS
 
 
-def parse(
-    raw_outline: str | None, raw_turns: dict[str, str]
-) -> tuple[Outline, dict[int, IndexedTurn]]:
-    """The outline record as its readers get it from Redis (the tree JSON, the turns hash)."""
-    outline = Outline.model_validate_json(raw_outline) if raw_outline else Outline()
-    return outline, {int(k): IndexedTurn.model_validate_json(v) for k, v in raw_turns.items()}
-
-
 def passages_of(
     outline: Outline, turns: dict[int, IndexedTurn], exclude: Collection[str] = ()
 ) -> list[Passage]:

@@ -124,7 +124,7 @@ class Service:
         self,
         deps: Callable[[Opened], Any],
         *,
-        running: Callable[[Any], AbstractAsyncContextManager] | None = None,
+        running: Callable[[Any], AbstractAsyncContextManager[None]] | None = None,
     ) -> AsgiFastStream:
         """The ASGI app; its lifespan builds `deps` for the handlers and runs `running(deps)` alongside."""
 

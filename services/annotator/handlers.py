@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from faststream import Context
 from faststream.kafka.publisher import DefaultPublisher
@@ -110,7 +111,7 @@ def quoted_pairs(items: object) -> tuple[tuple[str, str], ...]:
     )
 
 
-def view_from(data: dict) -> logic.ModelView:
+def view_from(data: dict[str, Any]) -> logic.ModelView:
     """Read the model's JSON into a ModelView, tolerating missing fields."""
     return logic.ModelView(
         summary=str(data.get("requirement_summary", "")),

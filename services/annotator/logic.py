@@ -51,8 +51,11 @@ class Folded:
 
 def quoted(quote: str, user_text: str) -> bool:
     """The quote stands in the user's message, word for word (case and spacing aside)."""
-    squash = lambda text: " ".join(text.lower().split())  # noqa: E731
-    return bool(quote.strip()) and squash(quote) in squash(user_text)
+    return bool(quote.strip()) and _squash(quote) in _squash(user_text)
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 def accepted_model_ids(
@@ -165,7 +168,7 @@ def confidence(
 
 def code_hints(items: set[str], catalogue: Catalogue) -> list[str]:
     """What is structurally missing, phrased as something to ask about."""
-    entries = [catalogue.get(i) for i in items if catalogue.get(i)]
+    entries = [e for i in items if (e := catalogue.get(i)) is not None]
     hints = []
     if not any(e.role in ("trigger", "source") for e in entries):
         hints.append("ask what starts the workflow or where its data comes from")
@@ -176,7 +179,7 @@ def code_hints(items: set[str], catalogue: Catalogue) -> list[str]:
 
 def heuristic_summary(items: set[str], catalogue: Catalogue) -> str:
     """A plain summary when the model gives none: the noted items by display name."""
-    names = [catalogue.get(i).name for i in sorted(items) if catalogue.get(i)]
+    names = [catalogue[i].name for i in sorted(items) if catalogue.get(i)]
     return f"A workflow using {', '.join(names)}." if names else "Nothing concrete yet."
 
 
@@ -215,8 +218,8 @@ def fold(
     notes = Notes(
         version=previous.version + 1,
         requirement_summary=summary[:2000],
-        mentioned_integrations=sorted(i for i in items if catalogue.get(i).kind == "integration"),
-        mentioned_tools=sorted(i for i in items if catalogue.get(i).kind == "tool"),
+        mentioned_integrations=sorted(i for i in items if catalogue[i].kind == "integration"),
+        mentioned_tools=sorted(i for i in items if catalogue[i].kind == "tool"),
         removed=sorted(gone),
         confidence_score=score,
         hints=(code_hints(items, catalogue) + list(view.hints))[:5],

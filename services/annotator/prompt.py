@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from catalogue import Catalogue
 from schemas.turn import Notes
@@ -43,7 +44,7 @@ def user_prompt(previous: Notes, last_reply: str, user_text: str) -> str:
 MAX_TOKENS = 320
 
 
-def output_schema(catalogue: Catalogue) -> dict:
+def output_schema(catalogue: Catalogue) -> dict[str, Any]:
     """Bounded JSON schema: a truncated constrained output would be invalid JSON.
 
     A weak model fills every string to its maxLength, so the bounds keep the worst case

@@ -11,7 +11,7 @@ from redis.asyncio import Redis
 from catalogue import Catalogue, find_mentions
 from schemas.turn import ContextTrimmed
 from shared import recall
-from shared.redis import session_key
+from state import outline as outline_record
 
 # Small: every prompt token costs ~7 ms on the 2-core local model.
 BUDGET_TOKENS = 120
@@ -21,7 +21,7 @@ async def earlier_block(redis: Redis, context: ContextTrimmed, catalogue: Catalo
     """The labelled block of recalled turns (ending in a blank line), or "" when none relate."""
     if not context.dropped_units:
         return ""
-    outline, turns = recall.parse(*await _read(redis, context.session_id))
+    outline, turns = await outline_record.read(redis, context.session_id)
     shown = {m.turn_id for m in context.messages}
     passages = recall.passages_of(outline, turns, exclude=shown)
     found = recall.recall(
@@ -29,11 +29,3 @@ async def earlier_block(redis: Redis, context: ContextTrimmed, catalogue: Catalo
     )
     block = recall.earlier_block(found)
     return block + "\n\n" if block else ""
-
-
-async def _read(redis: Redis, session_id: str) -> tuple[str | None, dict[str, str]]:
-    async with redis.pipeline(transaction=False) as pipe:
-        pipe.get(session_key(session_id, "outline"))
-        pipe.hgetall(session_key(session_id, "outline", "turns"))
-        outline, turns = await pipe.execute()
-    return outline, turns

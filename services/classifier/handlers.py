@@ -6,29 +6,15 @@ from dataclasses import dataclass
 
 from faststream import Context
 from faststream.kafka.publisher import DefaultPublisher
-from redis.asyncio import Redis
 
 from catalogue import Catalogue
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
-from schemas.turn import ContextTrimmed, Notes, Phase
-from services.classifier import logic
-from shared.cas import compare_and_set
+from schemas.turn import ContextTrimmed, Phase
+from services.classifier import logic, prompt, store
 from shared.handling import HandlerDeps, handles
 from shared.metrics import record_overrides
 from shared.model import ModelPort
-from shared.redis import session_key
 
-SCHEMA = {
-    "type": "object",
-    "properties": {"verdict": {"type": "string", "enum": list(logic.VERDICTS)}},
-    "required": ["verdict"],
-    "additionalProperties": False,
-}
-SYSTEM = (
-    "The assistant showed the user a summary of an automation and asked them to confirm. "
-    "Classify the user's reply: confirmed (they agree), amend (they want a change), unclear. "
-    'Return JSON {"verdict": ...}.'
-)
 NEXT_PHASE = {"confirmed": Phase.PLANNING, "amend": Phase.GATHERING}
 
 
@@ -47,17 +33,12 @@ async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> N
     """Classify a reply to the confirmation summary and move the phase accordingly."""
     if event.phase != Phase.CONFIRMING:
         return
-    notes = await read_notes(deps.redis, event.session_id)
+    notes = await store.read_notes(deps.redis, event.session_id)
     proposed = await propose(event, deps)
     verdict, rule = logic.override(event.user_text, notes, deps.catalogue, proposed)
     record_overrides("classifier", [rule] if rule else [])
     if verdict in NEXT_PHASE:
-        await compare_and_set(
-            deps.redis,
-            session_key(event.session_id, "phase"),
-            NEXT_PHASE[verdict],
-            [Phase.CONFIRMING],
-        )
+        await store.leave_confirming(deps.redis, event.session_id, NEXT_PHASE[verdict])
     out = ReplyClassified.caused_by(event, verdict=verdict, rule=rule, context=event)
     await deps.classified.publish(out, key=out.key())
     if verdict == "confirmed":
@@ -70,18 +51,15 @@ async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> N
 async def propose(event: ContextTrimmed, deps: Deps) -> str:
     """The model's verdict, or the rule's when the model is not available."""
     text = event.user_text
-    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text[:600]}]
+    messages = [
+        {"role": "system", "content": prompt.SYSTEM},
+        {"role": "user", "content": text[:600]},
+    ]
     result = await deps.model.structured(
         "classifier",
         messages,
-        SCHEMA,
+        prompt.SCHEMA,
         fallback=lambda: {"verdict": logic.heuristic_verdict(text)},
         max_tokens=20,
     )
     return str(result.data.get("verdict", ""))
-
-
-async def read_notes(redis: Redis, session_id: str) -> Notes:
-    """The annotator's current notes (read-only here)."""
-    raw = await redis.get(session_key(session_id, "notes"))
-    return Notes.model_validate_json(raw) if raw else Notes()

@@ -14,7 +14,7 @@ from catalogue import Catalogue, detect
 from schemas.turn import Notes
 
 Verdict = Literal["confirmed", "amend", "unclear"]
-VERDICTS: tuple[str, ...] = ("confirmed", "amend", "unclear")
+VERDICTS: tuple[Verdict, ...] = ("confirmed", "amend", "unclear")
 
 YES = re.compile(
     r"\b(yes|yep|yup|yeah|ya|sure|correct|right|confirm(ed)?|looks (good|right|great|fine)|sounds (good|right|great|fine)"
@@ -61,9 +61,10 @@ def override(
         return "amend", "removal"
     if set(match.mentioned) - noted:
         return "amend", "new_catalogue_mention"
-    if proposed not in VERDICTS:
+    verdict = next((v for v in VERDICTS if v == proposed), None)
+    if verdict is None:
         return heuristic_verdict(text), "invalid_verdict"
-    if proposed == "amend" and heuristic_verdict(text) != "amend":
+    if verdict == "amend" and heuristic_verdict(text) != "amend":
         # "Yes, nothing to change" is no change request, whatever a model read into "no".
         return heuristic_verdict(text), "amend_names_no_change"
-    return proposed, None  # type: ignore[return-value]
+    return verdict, None

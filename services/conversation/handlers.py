@@ -6,27 +6,14 @@ from dataclasses import dataclass
 
 from faststream import Context
 from faststream.kafka.publisher import DefaultPublisher
-from redis.asyncio import Redis
 
 from catalogue import Catalogue
 from schemas.confirmation import ReplyClassified
+from schemas.envelope import Event
 from schemas.turn import NotesUpdated, Phase, ReplyGenerated
-from services.conversation import logic
-from shared.cas import compare_and_set
+from services.conversation import logic, prompt, store
 from shared.handling import HandlerDeps, handles
 from shared.model import ModelPort
-from shared.redis import session_key
-
-REPLY_SCHEMA = {
-    "type": "object",
-    "properties": {"text": {"type": "string", "maxLength": 160}},
-    "required": ["text"],
-    "additionalProperties": False,
-}
-SYSTEM = (
-    "You help a user describe an automation. Write ONE short, friendly question (under 30 words) "
-    'that follows the guidance. Return JSON {"text": ...}.'
-)
 
 
 @dataclass(kw_only=True)
@@ -41,8 +28,7 @@ class Deps(HandlerDeps):
 @handles("conversation")
 async def on_notes_updated(event: NotesUpdated, deps: Deps = Context()) -> None:
     """Ask the next question, or present the confirmation summary when notes are ready."""
-    phase_key = session_key(event.session_id, "phase")
-    if event.ready_for_confirmation and await enter_confirming(deps.redis, phase_key):
+    if event.ready_for_confirmation and await store.enter_confirming(deps.redis, event.session_id):
         text = logic.confirmation_reply(event.notes, deps.catalogue, last_reply(event))
         kind, phase = "confirmation", Phase.CONFIRMING
     else:
@@ -61,19 +47,11 @@ async def on_reply_classified(event: ReplyClassified, deps: Deps = Context()) ->
         await reply(event, deps, logic.CLARIFY, "clarify", Phase.CONFIRMING)
 
 
-async def enter_confirming(redis: Redis, phase_key: str) -> bool:
-    """Move gathering to confirming; also true when a redelivery finds it already moved."""
-    return (
-        await compare_and_set(redis, phase_key, Phase.CONFIRMING, [Phase.GATHERING])
-        or await redis.get(phase_key) == Phase.CONFIRMING
-    )
-
-
 async def question(event: NotesUpdated, deps: Deps) -> str:
     """The model phrases the next question from the hints; code keeps a fallback."""
     guidance = "; ".join(event.notes.hints) or "ask if anything else is needed"
     messages = [
-        {"role": "system", "content": SYSTEM},
+        {"role": "system", "content": prompt.SYSTEM},
         {
             "role": "user",
             "content": f"User said: {event.context.user_text[:400]}\nGuidance: {guidance}",
@@ -82,7 +60,7 @@ async def question(event: NotesUpdated, deps: Deps) -> str:
     previous = last_reply(event)
     fallback = {"text": logic.fallback_question(event.notes, previous)}
     result = await deps.model.structured(
-        "conversation", messages, REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=60
+        "conversation", messages, prompt.REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=60
     )
     text = str(result.data.get("text", ""))
     return text if logic.acceptable_question(text, previous) else fallback["text"]
@@ -93,7 +71,7 @@ def last_reply(event: NotesUpdated) -> str:
     return next((m.text for m in reversed(event.context.messages) if m.role == "assistant"), "")
 
 
-async def reply(cause, deps: Deps, text: str, kind: str, phase: Phase) -> None:
+async def reply(cause: Event, deps: Deps, text: str, kind: str, phase: Phase) -> None:
     """Publish the reply the gateway streams to the user."""
     out = ReplyGenerated.caused_by(cause, text=text, reply_kind=kind, phase=phase)
     await deps.replies.publish(out, key=out.key())

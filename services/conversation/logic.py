@@ -33,7 +33,7 @@ ASSUME_END = "I'll assume it ends with the {name} step and keeps the result in t
 
 def names(ids: list[str], catalogue: Catalogue) -> list[str]:
     """Display names of catalogue ids, in the given order."""
-    return [catalogue.get(i).name if catalogue.get(i) else i for i in ids]
+    return [entry.name if (entry := catalogue.get(i)) else i for i in ids]
 
 
 def item_lines(notes: Notes, catalogue: Catalogue) -> list[str]:
@@ -80,8 +80,11 @@ def candidate_questions(notes: Notes) -> list[str]:
 
 def same_text(a: str, b: str) -> bool:
     """Equal but for case, spacing and punctuation: what a user would call the same question."""
-    squash = lambda text: "".join(ch for ch in text.lower() if ch.isalnum())  # noqa: E731
-    return squash(a) == squash(b)
+    return _alnum(a) == _alnum(b)
+
+
+def _alnum(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
 def fallback_question(notes: Notes, previous: str = "") -> str:

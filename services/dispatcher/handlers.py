@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -19,16 +19,13 @@ from schemas.plan import (
     RunStep,
     StepCompleted,
     StepProgressed,
-    WorkflowCompleted,
-    WorkflowFailed,
 )
 from schemas.turn import Phase
-from services.dispatcher import logic
-from services.dispatcher.logic import Deadline, Decision, RunView
+from services.dispatcher import effects, logic
+from services.dispatcher.logic import Deadline, Decision
 from services.dispatcher.store import RunStore
-from shared.cas import compare_and_set
 from shared.handling import HandlerDeps, handles
-from shared.redis import session_key
+from state.run import RunView
 
 log = logging.getLogger("planwire.dispatcher")
 CAS_ATTEMPTS = 5
@@ -62,7 +59,8 @@ async def on_plan_compiled(event: PlanCompiled, deps: Deps = Context()) -> None:
         Deadline(event.session_id, event.plan_id, 0, 1), time.time() + deps.step_timeout_s
     )
     if await deps.store.start(event.session_id, event.plan_id, len(event.nodes)):
-        await dispatch(deps, event.session_id, event.plan_id, event.nodes, 0, 1)
+        for out in effects.dispatched(event.session_id, event.plan_id, event.nodes, 0, 1):
+            await publish(deps, out)
 
 
 @handles("dispatcher")
@@ -99,25 +97,13 @@ async def settle(
     for _ in range(CAS_ATTEMPTS):
         seen = await deps.store.read(session_id)
         decision = logic.explain(decide(seen), seen, nodes)
-        if decision.action in ("ignore", "announce"):
+        if decision.action in ("ignore", "announce") or seen is None:
             return decision, seen
-        await register_next_deadline(deps, session_id, seen, decision)
-        if await deps.store.transition(session_id, seen, decision, version):
+        if (deadline := effects.next_deadline(session_id, seen, decision)) is not None:
+            await deps.store.add_deadline(deadline, time.time() + deps.step_timeout_s)
+        if await deps.store.apply(session_id, seen, decision, version):
             return decision, seen
     raise RuntimeError(f"the run of {session_id} kept changing under the dispatcher")
-
-
-async def register_next_deadline(
-    deps: Deps, session_id: str, seen: RunView, decision: Decision
-) -> None:
-    """Written before the transition, so a crash can never leave a dispatched step without one."""
-    nxt = {"advance": (seen.cursor + 1, 1), "retry": (seen.cursor, decision.attempt)}.get(
-        decision.action
-    )
-    if nxt and nxt[0] < seen.total:
-        await deps.store.add_deadline(
-            Deadline(session_id, seen.plan_id, *nxt), time.time() + deps.step_timeout_s
-        )
 
 
 async def act(
@@ -129,148 +115,52 @@ async def act(
     *,
     cause: str,
 ) -> None:
-    """Carry out an applied decision: progress, the next request, or the run's end."""
+    """Carry out an applied decision: its events in order, the run's end, old deadlines."""
     if decision.action == "ignore" or seen is None:
         log.debug("ignored for %s: %s", session_id, decision.reason)
         return
-    actions: dict[str, Callable[[], Awaitable[None]]] = {
-        "advance": lambda: advance(deps, session_id, seen, nodes),
-        "retry": lambda: retry(deps, session_id, seen, nodes, decision, cause),
-        "fail": lambda: fail(deps, session_id, seen, decision.reason),
-        "announce": lambda: announce(deps, session_id, seen, nodes),
-    }
-    await actions[decision.action]()
-    if decision.action in ("advance", "fail"):
-        await deps.store.remove_deadline(
-            Deadline(session_id, seen.plan_id, seen.cursor, seen.step_attempt)
+    if decision.action == "retry":
+        STEP_RETRIES.labels(nodes[seen.cursor].runner, cause).inc()
+        log.warning(
+            "re-requesting step %d of %s (attempt %d): %s",
+            seen.cursor,
+            session_id,
+            decision.attempt,
+            decision.reason,
         )
+    todo = effects.of(session_id, decision, seen, nodes)
+    for event in todo.events:
+        await publish(deps, event)
+    if todo.ending is not None:
+        await end_run(deps, session_id, seen.plan_id, nodes, todo)
+    for deadline in todo.clear:
+        await deps.store.remove_deadline(deadline)
 
 
-async def advance(deps: Deps, session_id: str, seen: RunView, nodes: list[PlanNode]) -> None:
-    """Report the finished step, then request the next one or finish the run."""
-    await progress(
-        deps, session_id, seen.plan_id, nodes, seen.cursor, seen.step_attempt, "completed"
-    )
-    if seen.cursor + 1 < seen.total:
-        await dispatch(deps, session_id, seen.plan_id, nodes, seen.cursor + 1, 1)
+async def publish(deps: Deps, event: RunStep | StepProgressed) -> None:
+    """A RunStep goes to its runner's command topic; progress goes to the user's stream."""
+    if isinstance(event, RunStep):
+        await deps.broker.publish(event, RunStep.topic_for(event.node.runner).name, key=event.key())
     else:
-        await finish(deps, session_id, seen.plan_id, nodes)
-        RUNS_FINISHED.labels("completed").inc()
+        await deps.progressed.publish(event, key=event.key())
 
 
-async def retry(
-    deps: Deps,
-    session_id: str,
-    seen: RunView,
-    nodes: list[PlanNode],
-    decision: Decision,
-    cause: str,
+async def end_run(
+    deps: Deps, session_id: str, plan_id: str, nodes: list[PlanNode], todo: effects.Effects
 ) -> None:
-    """Request the step under the cursor again, with the next attempt number."""
-    STEP_RETRIES.labels(nodes[seen.cursor].runner, cause).inc()
-    log.warning(
-        "re-requesting step %d of %s (attempt %d): %s",
-        seen.cursor,
-        session_id,
-        decision.attempt,
-        decision.reason,
-    )
-    await deps.store.remove_deadline(
-        Deadline(session_id, seen.plan_id, seen.cursor, seen.step_attempt)
-    )
-    await dispatch(deps, session_id, seen.plan_id, nodes, seen.cursor, decision.attempt)
-
-
-async def fail(deps: Deps, session_id: str, seen: RunView, reason: str) -> None:
-    """The run is out of attempts (the store recorded the reason): the session fails."""
-    await compare_and_set(
-        deps.redis, session_key(session_id, "phase"), Phase.FAILED, [Phase.EXECUTING]
-    )
-    out = WorkflowFailed(
-        event_id=logic.plan_event_id(seen.plan_id, "WorkflowFailed"),
-        session_id=session_id,
-        reason=reason,
-    )
-    await deps.failed.publish(out, key=out.key())
-    RUNS_FINISHED.labels("failed").inc()
-
-
-async def finish(deps: Deps, session_id: str, plan_id: str, nodes: list[PlanNode]) -> None:
-    """After the summarizer: the session is completed and the user gets the summary."""
-    content = await deps.store.artifact(session_id, nodes[-1].node_id)
-    await compare_and_set(
-        deps.redis, session_key(session_id, "phase"), Phase.COMPLETED, [Phase.EXECUTING]
-    )
-    out = WorkflowCompleted(
-        event_id=logic.plan_event_id(plan_id, "WorkflowCompleted"),
-        session_id=session_id,
-        workflow_id=str(
-            content.get("workflow_id")
-            or await deps.redis.get(session_key(session_id, "workflow"))
-            or "unknown"
-        ),
-        summary=str(content.get("summary", "")),
-    )
-    await deps.completed.publish(out, key=out.key())
-
-
-async def announce(deps: Deps, session_id: str, seen: RunView, nodes: list[PlanNode]) -> None:
-    """Publish a finished run's outcome again (same event id): a crash may have lost it."""
-    if seen.state == "completed":
-        await finish(deps, session_id, seen.plan_id, nodes)
-    else:
-        reason = await deps.redis.get(session_key(session_id, "failure")) or "the workflow failed"
-        out = WorkflowFailed(
-            event_id=logic.plan_event_id(seen.plan_id, "WorkflowFailed"),
-            session_id=session_id,
-            reason=reason,
+    """The session leaves executing, and the user hears how the run ended."""
+    if todo.ending == "completed":
+        summary = await deps.store.artifact(session_id, nodes[-1].node_id)
+        await deps.store.end(session_id, Phase.COMPLETED)
+        saved = await deps.store.workflow_id(session_id)
+        await deps.completed.publish(
+            done := effects.completed(session_id, plan_id, summary, saved), key=done.key()
         )
+    else:
+        if not todo.repeat:
+            await deps.store.end(session_id, Phase.FAILED)
+        reason = todo.reason or await deps.store.failure(session_id) or "the workflow failed"
+        out = effects.failed(session_id, plan_id, reason)
         await deps.failed.publish(out, key=out.key())
-
-
-async def dispatch(
-    deps: Deps, session_id: str, plan_id: str, nodes: list[PlanNode], index: int, attempt: int
-) -> None:
-    """Send RunStep for one node to its runner's command topic, and tell the user."""
-    node = nodes[index]
-    command = RunStep(
-        event_id=logic.plan_event_id(plan_id, "RunStep", index, attempt),
-        session_id=session_id,
-        plan_id=plan_id,
-        node_index=index,
-        node=node,
-        attempt=attempt,
-    )
-    await deps.broker.publish(command, RunStep.topic_for(node.runner).name, key=command.key())
-    await progress(
-        deps,
-        session_id,
-        plan_id,
-        nodes,
-        index,
-        attempt,
-        "dispatched" if attempt == 1 else "retrying",
-    )
-
-
-async def progress(
-    deps: Deps,
-    session_id: str,
-    plan_id: str,
-    nodes: list[PlanNode],
-    index: int,
-    attempt: int,
-    status: str,
-) -> None:
-    """One StepProgressed for the user's progress stream."""
-    node = nodes[index]
-    out = StepProgressed(
-        event_id=logic.plan_event_id(plan_id, "StepProgressed", index, attempt, status),
-        session_id=session_id,
-        node_index=index,
-        total=len(nodes),
-        node_id=node.node_id,
-        runner=node.runner,
-        status=status,
-    )
-    await deps.progressed.publish(out, key=out.key())
+    if not todo.repeat:
+        RUNS_FINISHED.labels(todo.ending).inc()

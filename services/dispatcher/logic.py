@@ -13,22 +13,11 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from schemas.plan import PlanNode, StepCompleted
+from state.run import RunView  # the run record's view: the rules decide on it
 
 Action = Literal["ignore", "advance", "retry", "fail", "announce"]
 # Fixed namespace for ids derived from a plan: the same step attempt always gets the same id.
 _PLAN_NAMESPACE = uuid.UUID("6f1b5a2e-4c1d-5e8a-9b7c-2d3e4f5a6b7c")
-
-
-@dataclass(frozen=True)
-class RunView:
-    """Where one session's run stands: the plan, the cursor and the step under it."""
-
-    plan_id: str
-    cursor: int
-    total: int
-    state: str  # running | completed | failed
-    step_status: str  # pending | dispatched | done | failed (of the step at the cursor)
-    step_attempt: int
 
 
 @dataclass(frozen=True)
@@ -61,21 +50,6 @@ class Deadline:
         return cls(session_id, plan_id, int(index), int(attempt))
 
 
-def run_view(run: dict[str, str], steps: dict[str, str]) -> RunView | None:
-    """Build the view from the run and steps hashes; None when there is no run."""
-    if not run.get("plan_id"):
-        return None
-    cursor = int(run["cursor"])
-    return RunView(
-        plan_id=run["plan_id"],
-        cursor=cursor,
-        total=int(run["total"]),
-        state=run["state"],
-        step_status=steps.get(f"{cursor}:status", "pending"),
-        step_attempt=int(steps.get(f"{cursor}:attempt", 0)),
-    )
-
-
 def on_completion(run: RunView | None, done: StepCompleted, max_attempts: int) -> Decision:
     """Decide what a StepCompleted does; anything not about the current step is ignored."""
     if run is None or run.plan_id != done.plan_id:
@@ -99,9 +73,10 @@ def on_deadline(
     run: RunView | None, deadline: Deadline, max_attempts: int, timeout_s: float
 ) -> Decision:
     """Decide what a missed deadline does: re-request the step, or fail the run."""
+    if run is None:
+        return Decision("ignore", deadline.index, reason="the step moved on")
     current = (
-        run is not None
-        and run.plan_id == deadline.plan_id
+        run.plan_id == deadline.plan_id
         and run.cursor == deadline.index
         and run.step_attempt == deadline.attempt
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
+
 from planwire import topology
 from schemas.plan import StepProgressed, WorkflowCompleted, WorkflowFailed
 from services.dispatcher import handlers
@@ -41,7 +43,7 @@ def deps(opened: Opened) -> handlers.Deps:
     )
 
 
-def sweep(deps: handlers.Deps):
+def sweep(deps: handlers.Deps) -> AbstractAsyncContextManager[None]:
     """The deadline sweep, running as long as the service does."""
     return sweeping(
         deps,

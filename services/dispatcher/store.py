@@ -1,13 +1,10 @@
-"""The run state the dispatcher owns, and the global deadline set.
+"""The dispatcher's store: it alone writes the run (`state.run`) and keeps the deadline set.
 
-Owned here (written only by the dispatcher):
-  pw:{sid}:plan:run    hash  plan_id, cursor, total, state (running|completed|failed)
-  pw:{sid}:plan:steps  hash  "<i>:status" (dispatched|done|failed), "<i>:attempt",
-                             "<i>:artifact_version", "<i>:error"
-  pw:{sid}:failure     string, the reason the user reads when the run failed
-  pw:deadlines         sorted set (global, no session hash tag): member
-                       "<sid>|<plan_id>|<index>|<attempt>", score = deadline in epoch ms
-Read only: pw:{sid}:plan (the planner's nodes) and pw:{sid}:artifact:<node_id> (the runners').
+Owned here, private to the dispatcher:
+  pw:deadlines  sorted set (global, no session hash tag): member
+                "<sid>|<plan_id>|<index>|<attempt>", score = deadline in epoch ms
+Read: the plan's nodes (`state.plan`), the last artifact (`state.artifacts`), the saved
+workflow id (`state.workflow`); moved: the phase, executing -> completed or failed.
 
 The deadline set spans sessions, so it is never touched in the same script as session keys
 (Redis Cluster forbids cross-slot scripts). Entries are hints: every due entry is checked
@@ -17,55 +14,15 @@ transition it guards, so a crash leaves at worst an extra entry, never a step wi
 
 from __future__ import annotations
 
-import json
-
-from redis.asyncio import Redis
+from typing import Any
 
 from schemas.plan import PlanNode
-from services.dispatcher.logic import Deadline, Decision, RunView, run_view
-from shared.redis import session_key
+from schemas.turn import Phase
+from services.dispatcher.logic import Deadline, Decision
+from state import artifacts, plan, run, session, workflow
+from state.run import RunView, RunWriter
 
 DEADLINES_KEY = "pw:deadlines"
-
-# Start a run for plan ARGV[1] unless this plan is already running or ran.
-_START = """
-if redis.call('HGET', KEYS[1], 'plan_id') == ARGV[1] then return 0 end
-redis.call('DEL', KEYS[2])
-redis.call('HSET', KEYS[1], 'plan_id', ARGV[1], 'cursor', 0, 'total', ARGV[2], 'state', 'running')
-redis.call('HSET', KEYS[2], '0:status', 'dispatched', '0:attempt', 1)
-for i = 1, 2 do redis.call('EXPIRE', KEYS[i], ARGV[3]) end
-return 1
-"""
-
-# Apply ARGV[4] (advance|retry|fail) only if the run is still exactly as the caller saw it:
-# same plan, running, same cursor, that step dispatched at attempt ARGV[3]. Returns 1 if applied.
-_TRANSITION = """
-local run = redis.call('HMGET', KEYS[1], 'plan_id', 'cursor', 'state', 'total')
-if run[1] ~= ARGV[1] or run[2] ~= ARGV[2] or run[3] ~= 'running' then return 0 end
-local i = ARGV[2]
-local step = redis.call('HMGET', KEYS[2], i .. ':status', i .. ':attempt')
-if step[1] ~= 'dispatched' or step[2] ~= ARGV[3] then return 0 end
-if ARGV[4] == 'advance' then
-  local nxt = tonumber(i) + 1
-  redis.call('HSET', KEYS[2], i .. ':status', 'done', i .. ':artifact_version', ARGV[5])
-  redis.call('HSET', KEYS[1], 'cursor', nxt)
-  if nxt >= tonumber(run[4]) then
-    redis.call('HSET', KEYS[1], 'state', 'completed')
-  else
-    redis.call('HSET', KEYS[2], nxt .. ':status', 'dispatched', nxt .. ':attempt', 1)
-  end
-elseif ARGV[4] == 'retry' then
-  redis.call('HSET', KEYS[2], i .. ':attempt', ARGV[5], i .. ':error', ARGV[6])
-elseif ARGV[4] == 'fail' then
-  redis.call('HSET', KEYS[2], i .. ':status', 'failed', i .. ':error', ARGV[6])
-  redis.call('HSET', KEYS[1], 'state', 'failed')
-  redis.call('SET', KEYS[3], ARGV[6], 'EX', ARGV[7])
-else
-  return redis.error_reply('unknown action ' .. ARGV[4])
-end
-for k = 1, 2 do redis.call('EXPIRE', KEYS[k], ARGV[7]) end
-return 1
-"""
 
 # Claim up to ARGV[3] due entries by pushing their score to ARGV[2] (a lease): a second
 # dispatcher replica sweeping at the same moment sees them as not due. A claimer that dies
@@ -77,34 +34,14 @@ return due
 """
 
 
-class RunStore:
+class RunStore(RunWriter):
     """Reads and compare-and-sets one session's run; keeps the deadline set."""
-
-    def __init__(self, redis: Redis, ttl_s: int) -> None:
-        self.redis, self.ttl_s = redis, ttl_s
-
-    def _keys(self, session_id: str) -> tuple[str, str, str]:
-        return (
-            session_key(session_id, "plan", "run"),
-            session_key(session_id, "plan", "steps"),
-            session_key(session_id, "failure"),
-        )
 
     async def read(self, session_id: str) -> RunView | None:
         """The run as it stands, read in one transaction."""
-        run_key, steps_key, _ = self._keys(session_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hgetall(run_key)
-            pipe.hgetall(steps_key)
-            run, steps = await pipe.execute()
-        return run_view(run, steps)
+        return await run.read(self.redis, session_id)
 
-    async def start(self, session_id: str, plan_id: str, total: int) -> bool:
-        """Open the run at step 0, attempt 1; False when this plan was already started."""
-        keys = self._keys(session_id)[:2]
-        return bool(await self.redis.eval(_START, 2, *keys, plan_id, total, self.ttl_s))
-
-    async def transition(
+    async def apply(
         self,
         session_id: str,
         seen: RunView,
@@ -112,31 +49,32 @@ class RunStore:
         artifact_version: int | None = None,
     ) -> bool:
         """Apply `decision` if the run is still `seen`; False when it moved meanwhile."""
-        value = artifact_version if decision.action == "advance" else decision.attempt
-        args = (
-            seen.plan_id,
-            seen.cursor,
-            seen.step_attempt,
-            decision.action,
-            value or 0,
-            decision.reason,
-            self.ttl_s,
-        )
-        return bool(await self.redis.eval(_TRANSITION, 3, *self._keys(session_id), *args))
+        action = decision.action
+        if action not in ("advance", "retry", "fail"):
+            raise ValueError(f"{action!r} changes no run")
+        value = artifact_version if action == "advance" else decision.attempt
+        return await self.transition(session_id, seen, action, value or 0, decision.reason)
 
     async def nodes(self, session_id: str, plan_id: str) -> list[PlanNode]:
         """The plan's nodes from the planner's log; empty if the log holds another plan."""
-        stored_plan, raw = await self.redis.hmget(
-            session_key(session_id, "plan"), "plan_id", "nodes"
-        )
-        if stored_plan != plan_id or not raw:
-            return []
-        return [PlanNode.model_validate(node) for node in json.loads(raw)]
+        found = await plan.nodes_of(self.redis, session_id, plan_id)
+        return found[0] if found else []
 
-    async def artifact(self, session_id: str, node_id: str) -> dict:
+    async def artifact(self, session_id: str, node_id: str) -> dict[str, Any]:
         """The current content of a node's artifact (written by its runner); {} if none."""
-        raw = await self.redis.lindex(session_key(session_id, "artifact", node_id), -1)
-        return json.loads(raw).get("content", {}) if raw else {}
+        return await artifacts.content(self.redis, session_id, node_id)
+
+    async def workflow_id(self, session_id: str) -> str | None:
+        """The saved workflow's id, once the save step ran."""
+        return await workflow.workflow_id(self.redis, session_id)
+
+    async def failure(self, session_id: str) -> str | None:
+        """Why the run failed, as the run recorded it."""
+        return await run.failure(self.redis, session_id)
+
+    async def end(self, session_id: str, outcome: Phase) -> bool:
+        """The session leaves executing: completed or failed."""
+        return await session.advance(self.redis, session_id, Phase.EXECUTING, outcome)
 
     async def add_deadline(self, deadline: Deadline, at_s: float) -> None:
         """Register (or move) the deadline of a step attempt."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from faststream import Context
 
 from schemas.envelope import Event
@@ -11,7 +13,7 @@ from services.gateway.store import SessionStore
 from shared.handling import handles
 
 
-async def forward(store: SessionStore, event: Event, event_type: str, data: dict) -> None:
+async def forward(store: SessionStore, event: Event, event_type: str, data: dict[str, Any]) -> None:
     """Append once; the SSE readers on every replica pick it up from Redis."""
     payload = {"event_id": str(event.event_id), "turn_id": event.turn_id, **data}
     await store.publish_outbound(event.session_id, str(event.event_id), event_type, payload)

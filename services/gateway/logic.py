@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import re
 import secrets
+from typing import Any
 
-from schemas.outline import Outline
+from schemas.outline import Outline, OutlineAction
 from schemas.turn import MAX_MESSAGE_CHARS
 
 MAX_MESSAGE_BYTES = 8 * 1024
@@ -38,7 +39,7 @@ def new_turn_id() -> str:
     return "t-" + secrets.token_hex(8)
 
 
-def sse_frame(event_id: str, event_type: str, data: dict) -> str:
+def sse_frame(event_id: str, event_type: str, data: dict[str, Any]) -> str:
     """One Server-Sent Event; the id lets a reconnecting client resume after it."""
     return (
         f"id: {event_id}\nevent: {event_type}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
@@ -52,21 +53,21 @@ def resume_point(last_event_id: str | None) -> str:
     return "0-0"
 
 
-def outline_view(session_id: str, outline: Outline) -> dict:
+def outline_view(session_id: str, outline: Outline) -> dict[str, Any]:
     """The session's outline as the API returns it: each level with its turn range."""
 
-    def span(actions: list) -> dict:
+    def span(actions: list[OutlineAction]) -> dict[str, int | None]:
         return {
             "first_turn": actions[0].first_turn if actions else None,
             "last_turn": actions[-1].last_turn if actions else None,
         }
 
-    def action_view(a) -> dict:
+    def action_view(a: OutlineAction) -> dict[str, Any]:
         return a.model_dump(
             include={"first_turn", "last_turn", "turn_ids", "summary", "ids", "decided_by"}
         )
 
-    phases = []
+    phases: list[dict[str, Any]] = []
     for phase in outline.phases:
         topics = [
             {"title": t.title, "turns": t.turns, **span(t.actions)}
@@ -75,5 +76,5 @@ def outline_view(session_id: str, outline: Outline) -> dict:
         ]
         every = [a for t in phase.topics for a in t.actions]
         phases.append({"title": phase.title, "turns": phase.turns, **span(every), "topics": topics})
-    indexed = sum(p["turns"] for p in phases)
+    indexed = sum(phase.turns for phase in outline.phases)
     return {"session_id": session_id, "turns_indexed": indexed, "phases": phases}

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Response
+from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from prometheus_client import REGISTRY, make_asgi_app
@@ -32,7 +33,7 @@ turns = service.publisher_of(TurnReceived)
 
 
 @asynccontextmanager
-async def lifespan(app: FastAPI):
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Connect Redis and the broker; the consumers share one group across replicas."""
     async with service.opened() as opened:
         app.state.store, app.state.turns, app.state.api_keys = (
@@ -59,7 +60,7 @@ async def health() -> Response:
 
 
 @app.exception_handler(RequestValidationError)
-async def invalid_request(_request, exc: RequestValidationError) -> JSONResponse:
+async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
     """Bad HTTP input: a 422 with a readable message, not a stack trace."""
     first = exc.errors()[0] if exc.errors() else {}
     where = ".".join(str(p) for p in first.get("loc", ()))

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import Counter as Tally
+from collections.abc import AsyncIterator
 
 from prometheus_client import Counter, Gauge
 from redis.asyncio import Redis
 
 from schemas.turn import Phase
+from state import session
 
 log = logging.getLogger("planwire.gateway")
 
@@ -22,25 +23,11 @@ SESSIONS_BY_PHASE = Gauge(
 SAMPLE_EVERY_S = 15.0
 
 
-async def count_phases(redis: Redis) -> Tally:
-    """Tally every session's phase. A SCAN is O(sessions): fine for a periodic sample."""
-    tally: Tally = Tally()
-    batch: list[str] = []
-    async for key in redis.scan_iter(match="pw:{*}:phase", count=1000):
-        batch.append(key)
-        if len(batch) >= 500:
-            tally.update(v for v in await redis.mget(batch) if v)
-            batch = []
-    if batch:
-        tally.update(v for v in await redis.mget(batch) if v)
-    return tally
-
-
 async def sample_phases_forever(redis: Redis, every_s: float = SAMPLE_EVERY_S) -> None:
     """Keep the phase gauge fresh until cancelled; a failed sample is logged and retried."""
     while True:
         try:
-            tally = await count_phases(redis)
+            tally = await session.count_phases(redis)
             for phase in Phase:
                 SESSIONS_BY_PHASE.labels(phase.value).set(tally.get(phase.value, 0))
         except Exception:
@@ -49,7 +36,7 @@ async def sample_phases_forever(redis: Redis, every_s: float = SAMPLE_EVERY_S) -
 
 
 @contextlib.asynccontextmanager
-async def phase_sampler(redis: Redis, every_s: float):
+async def phase_sampler(redis: Redis, every_s: float) -> AsyncIterator[None]:
     """Run the sampler for the lifetime of the app."""
     task = asyncio.create_task(sample_phases_forever(redis, every_s))
     try:

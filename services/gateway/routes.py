@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request
 from fastapi.responses import StreamingResponse
@@ -27,7 +28,8 @@ class MessageIn(BaseModel):
 
 
 def store_of(request: Request) -> SessionStore:
-    return request.app.state.store
+    store: SessionStore = request.app.state.store
+    return store
 
 
 def tenant_of(request: Request, authorization: str | None = Header(default=None)) -> str:
@@ -53,7 +55,7 @@ async def owned_session(
 @router.post("/sessions", status_code=201)
 async def create_session(
     tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
-) -> dict:
+) -> dict[str, Any]:
     """Start a conversation."""
     session_id = logic.new_session_id()
     await store.create(session_id, tenant)
@@ -64,7 +66,7 @@ async def create_session(
 @router.post("/sessions/{session_id}/messages", status_code=202)
 async def post_message(
     body: MessageIn, request: Request, session_id: str = Depends(owned_session)
-) -> dict:
+) -> dict[str, Any]:
     """Accept a user message; the reply arrives on the event stream."""
     try:
         text = logic.validate_message(body.text)
@@ -86,13 +88,13 @@ async def post_message(
 
 
 @router.get("/sessions/{session_id}")
-async def get_session(request: Request, session_id: str = Depends(owned_session)) -> dict:
+async def get_session(request: Request, session_id: str = Depends(owned_session)) -> dict[str, Any]:
     """Phase, notes, transcript and (once saved) the workflow id."""
     return await store_of(request).view(session_id)
 
 
 @router.get("/sessions/{session_id}/outline")
-async def get_outline(request: Request, session_id: str = Depends(owned_session)) -> dict:
+async def get_outline(request: Request, session_id: str = Depends(owned_session)) -> dict[str, Any]:
     """The conversation's Phase > Topic > Action outline: titles, turn ranges, summaries."""
     return logic.outline_view(session_id, await store_of(request).outline(session_id))
 
@@ -100,7 +102,7 @@ async def get_outline(request: Request, session_id: str = Depends(owned_session)
 @router.get("/workflows/{workflow_id}")
 async def get_workflow(
     workflow_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
-) -> dict:
+) -> dict[str, Any]:
     """The saved workflow document (the caller's tenant only)."""
     found = await store.workflow(workflow_id)
     if not found or await store.tenant(found[0]) != tenant:

@@ -1,4 +1,11 @@
-"""Session records and the per-session outbound event stream, owned by the gateway.
+"""The gateway's store: it opens sessions (`state.session`) and owns the outbound stream.
+
+Owned here, private to the gateway:
+  pw:{sid}:turns        counter, the next user turn's position
+  pw:{sid}:outbox       stream of outbound events (for SSE), capped at STREAM_MAXLEN
+  pw:{sid}:outbox:ids   set of event ids already in the stream
+Read: the phase and tenant, the notes, the transcript, the outline, the saved workflow, the
+run's failure and the token usage, each through its owner's module.
 
 The outbound stream is a Redis stream per session: whichever gateway replica holds a
 client's connection reads it, and a reconnecting client resumes after its Last-Event-ID.
@@ -7,13 +14,14 @@ client's connection reads it, and a reconnecting client resumes after its Last-E
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from redis.asyncio import Redis
 
 from schemas.outline import Outline
-from schemas.turn import ChatMessage, Notes, Phase
-from shared.model.usage import usage_view
-from shared.redis import session_key
+from shared.model.usage import read_usage
+from shared.redis import session_key, text, text_map, text_or_none
+from state import notes, outline, run, session, transcript, workflow
 
 # Add an event to the stream once per event id (redeliveries are absorbed); returns its id.
 _XADD_ONCE = """
@@ -34,10 +42,7 @@ class SessionStore:
 
     async def create(self, session_id: str, tenant: str) -> None:
         """A new session in the gathering phase."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.set(session_key(session_id, "tenant"), tenant, ex=self.ttl_s)
-            pipe.set(session_key(session_id, "phase"), Phase.GATHERING, ex=self.ttl_s)
-            await pipe.execute()
+        await session.open_session(self.redis, session_id, tenant, self.ttl_s)
 
     async def next_turn(self, session_id: str) -> int:
         """The next turn's position in the session."""
@@ -45,70 +50,59 @@ class SessionStore:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.incr(key)
             pipe.expire(key, self.ttl_s)
-            return (await pipe.execute())[0]
+            return int((await pipe.execute())[0])
 
     async def tenant(self, session_id: str) -> str | None:
         """The tenant that owns the session, or None if there is no such session."""
-        return await self.redis.get(session_key(session_id, "tenant"))
+        return await session.tenant(self.redis, session_id)
 
     async def phase(self, session_id: str) -> str:
         """The session's current phase."""
-        return await self.redis.get(session_key(session_id, "phase")) or Phase.GATHERING
+        return await session.phase(self.redis, session_id)
 
-    async def view(self, session_id: str) -> dict:
+    async def view(self, session_id: str) -> dict[str, Any]:
         """Phase, notes, transcript and workflow id, as the API returns them."""
-        phase, notes, transcript, workflow = await self._read_all(session_id)
         return {
             "session_id": session_id,
-            "phase": phase or Phase.GATHERING,
-            "notes": Notes.model_validate_json(notes).model_dump()
-            if notes
-            else Notes().model_dump(),
-            "transcript": [
-                ChatMessage.model_validate_json(m.split("|", 1)[1]).model_dump() for m in transcript
-            ],
-            "workflow_id": workflow,
-            "failure": await self.redis.get(session_key(session_id, "failure")),
-            "usage": usage_view(await self.redis.hgetall(session_key(session_id, "usage"))),
+            "phase": await session.phase(self.redis, session_id),
+            "notes": (await notes.read(self.redis, session_id)).model_dump(),
+            "transcript": [m.model_dump() for m in await transcript.read(self.redis, session_id)],
+            "workflow_id": await workflow.workflow_id(self.redis, session_id),
+            "failure": await run.failure(self.redis, session_id),
+            "usage": await read_usage(self.redis, session_id),
         }
-
-    async def _read_all(self, session_id: str) -> list:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.get(session_key(session_id, "phase"))
-            pipe.get(session_key(session_id, "notes"))
-            pipe.zrange(session_key(session_id, "transcript"), 0, -1)
-            pipe.get(session_key(session_id, "workflow"))
-            return await pipe.execute()
 
     async def outline(self, session_id: str) -> Outline:
         """The indexer's Phase > Topic > Action tree of the session (empty until 4 turns)."""
-        raw = await self.redis.get(session_key(session_id, "outline"))
-        return Outline.model_validate_json(raw) if raw else Outline()
+        return await outline.tree(self.redis, session_id)
 
-    async def workflow(self, workflow_id: str) -> tuple[str, dict] | None:
+    async def workflow(self, workflow_id: str) -> tuple[str, dict[str, Any]] | None:
         """The saved workflow document and its owning session, or None."""
-        session_id = await self.redis.get(f"pw:workflow:{{{workflow_id}}}")
-        raw = (
-            await self.redis.get(session_key(session_id, "workflow", "doc")) if session_id else None
-        )
-        return (session_id, json.loads(raw)) if raw else None
+        return await workflow.find(self.redis, workflow_id)
 
     async def publish_outbound(
-        self, session_id: str, event_id: str, event_type: str, data: dict
+        self, session_id: str, event_id: str, event_type: str, data: dict[str, Any]
     ) -> str | None:
         """Append an outbound event once; None when it was already appended."""
         keys = (session_key(session_id, "outbox"), session_key(session_id, "outbox", "ids"))
         args = (event_id, event_type, json.dumps(data, default=str), self.ttl_s, STREAM_MAXLEN)
-        return await self.redis.eval(_XADD_ONCE, 2, *keys, *args)
+        return text_or_none(await self.redis.eval(_XADD_ONCE, 2, *keys, *args))
 
     async def read_outbound(
         self, session_id: str, after: str, block_ms: int
-    ) -> list[tuple[str, str, dict]]:
+    ) -> list[tuple[str, str, dict[str, Any]]]:
         """Events after stream id `after`, waiting up to `block_ms` for the first one."""
         reply = await self.redis.xread(
             {session_key(session_id, "outbox"): after}, count=100, block=block_ms
         )
-        entries = reply[0][1] if reply else []
         return [
-            (entry_id, fields["type"], json.loads(fields["data"])) for entry_id, fields in entries
+            (entry_id, fields["type"], json.loads(fields["data"]))
+            for entry_id, fields in _stream_entries(reply)
         ]
+
+
+def _stream_entries(reply: Any) -> list[tuple[str, dict[str, str]]]:
+    """XREAD's reply for one stream, `[[stream, [(id, fields), ...]]]`, or nothing."""
+    if not reply:
+        return []
+    return [(text(entry_id), text_map(fields)) for entry_id, fields in reply[0][1]]

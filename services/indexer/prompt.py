@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from schemas.outline import IndexedTurn, Outline
 from services.indexer.logic import SUMMARY_CHARS, TITLE_CHARS
@@ -35,7 +36,7 @@ def user_prompt(outline: Outline, batch: Sequence[IndexedTurn]) -> str:
     return where + "Next user messages:\n" + "\n".join(lines)
 
 
-def output_schema() -> dict:
+def output_schema() -> dict[str, Any]:
     """Bounded, so a weak model's longest answer still fits MAX_TOKENS."""
     return {
         "type": "object",
@@ -49,7 +50,7 @@ def output_schema() -> dict:
     }
 
 
-def messages(outline: Outline, batch: Sequence[IndexedTurn]) -> list[dict]:
+def messages(outline: Outline, batch: Sequence[IndexedTurn]) -> list[dict[str, Any]]:
     """The chat messages of one indexing call."""
     return [
         {"role": "system", "content": SYSTEM},

@@ -15,10 +15,8 @@ from schemas.plan import PlanCompiled
 from schemas.turn import Notes, Phase
 from services.planner import logic, prompt
 from services.planner.store import PlanStore
-from shared.cas import compare_and_set
 from shared.handling import HandlerDeps, handles
 from shared.model import ModelPort
-from shared.redis import session_key
 
 log = logging.getLogger("planwire.planner")
 PLAN_REPAIRS = Counter(
@@ -43,7 +41,7 @@ async def on_requirements_confirmed(event: RequirementsConfirmed, deps: Deps = C
     plan = await deps.store.read(event.session_id, plan_id) or await compile_and_log(
         event, plan_id, deps
     )
-    if plan is None or not await enter_executing(deps, event.session_id):
+    if plan is None or not await deps.store.enter_executing(event.session_id):
         log.info(
             "session %s is not planning; confirmation %s ignored", event.session_id, event.event_id
         )
@@ -56,22 +54,13 @@ async def compile_and_log(
     event: RequirementsConfirmed, plan_id: str, deps: Deps
 ) -> logic.Compiled | None:
     """Ask the model, enforce the rules, log the plan; None unless the session is planning."""
-    if await deps.redis.get(session_key(event.session_id, "phase")) != Phase.PLANNING:
+    if await deps.store.phase(event.session_id) != Phase.PLANNING:
         return None
     plan = logic.compile_plan(await propose(event.notes, deps), event.notes, deps.catalogue)
     for rule in plan.repairs:
         PLAN_REPAIRS.labels(rule).inc()
-    await deps.store.write(event.session_id, plan_id, plan, event.notes.requirement_summary)
+    await deps.store.log(event.session_id, plan_id, plan, event.notes.requirement_summary)
     return plan
-
-
-async def enter_executing(deps: Deps, session_id: str) -> bool:
-    """planning -> executing; also true when a previous attempt already moved it."""
-    key = session_key(session_id, "phase")
-    return (
-        await compare_and_set(deps.redis, key, Phase.EXECUTING, [Phase.PLANNING])
-        or await deps.redis.get(key) == Phase.EXECUTING
-    )
 
 
 async def propose(notes: Notes, deps: Deps) -> logic.Proposal:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 from catalogue import Catalogue
 from schemas.plan import PlanNode
@@ -56,10 +57,10 @@ def rank(item: str, catalogue: Catalogue) -> int:
     """Ordering group of a specialist: scheduler, then triggers and sources, processors, actions."""
     if item == SCHEDULER:
         return 0
-    return ROLE_RANK.get(catalogue.get(item).role, 2)
+    return ROLE_RANK.get(catalogue[item].role, 2)
 
 
-def heuristic_proposal(notes: Notes, catalogue: Catalogue) -> dict:
+def heuristic_proposal(notes: Notes, catalogue: Catalogue) -> dict[str, Any]:
     """The rule-made proposal (the model port's fallback): noted order, template instructions."""
     items = sorted(noted_ids(notes, catalogue), key=lambda i: rank(i, catalogue))
     return {
@@ -72,7 +73,7 @@ def heuristic_proposal(notes: Notes, catalogue: Catalogue) -> dict:
 
 def specialist_instruction(item: str, notes: Notes, catalogue: Catalogue) -> str:
     """The template instruction for a specialist step."""
-    entry = catalogue.get(item)
+    entry = catalogue[item]
     goal = notes.requirement_summary or "the automation the user described"
     return f"Configure {entry.name} ({entry.role}) for this automation: {goal}"[
         :MAX_INSTRUCTION_CHARS
@@ -140,7 +141,7 @@ def compile_plan(proposal: Proposal, notes: Notes, catalogue: Catalogue) -> Comp
 
 def config_instruction(item: str, catalogue: Catalogue) -> str:
     """What a config step does; always the same, code runs it."""
-    return f"Normalise the {catalogue.get(item).name} draft config: fill defaults and validate it against its schema."
+    return f"Normalise the {catalogue[item].name} draft config: fill defaults and validate it against its schema."
 
 
 def fixed_region() -> list[PlanNode]:
@@ -167,7 +168,7 @@ def fixed_region() -> list[PlanNode]:
     ]
 
 
-def proposal_from(data: dict) -> Proposal:
+def proposal_from(data: dict[str, Any]) -> Proposal:
     """Read the model's JSON into a Proposal, tolerating missing or odd fields."""
     order = tuple(str(i) for i in data.get("order", ()) if isinstance(i, str))
     pairs = (p for p in data.get("instructions", ()) if isinstance(p, dict))

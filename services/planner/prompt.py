@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from catalogue import Catalogue
 from schemas.turn import Notes
 from services.planner.logic import noted_ids
@@ -13,17 +15,16 @@ For each id write one short instruction saying what that step must do for this u
 Return JSON only: {"order": [ids], "instructions": [{"id": id, "text": instruction}]}."""
 
 
-def messages(notes: Notes, catalogue: Catalogue) -> list[dict]:
+def messages(notes: Notes, catalogue: Catalogue) -> list[dict[str, Any]]:
     """System instructions, then this session's notes."""
     lines = [
-        f"- {i} ({catalogue.get(i).role}): {catalogue.get(i).name}"
-        for i in noted_ids(notes, catalogue)
+        f"- {i} ({catalogue[i].role}): {catalogue[i].name}" for i in noted_ids(notes, catalogue)
     ]
     user = f"Requirements: {notes.requirement_summary}\nNoted:\n" + "\n".join(lines)
     return [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": user}]
 
 
-def output_schema(catalogue: Catalogue) -> dict:
+def output_schema(catalogue: Catalogue) -> dict[str, Any]:
     """Bounded schema: ids come from the catalogue; code still checks them against the notes."""
     ids = {"type": "string", "enum": [e.id for e in catalogue.entries]}
     return {

@@ -18,10 +18,12 @@ from services.specialist import logic
 MAX_TURNS = 5  # per field: the earliest turns that say it
 
 
-def sources(entry: CatalogueEntry, config: dict, turns: Mapping[int, IndexedTurn]) -> dict:
+def sources(
+    entry: CatalogueEntry, config: dict[str, Any], turns: Mapping[int, IndexedTurn]
+) -> dict[str, list[int]]:
     """`{field: [turn numbers]}` for each config value some user turn states."""
     properties = entry.config_schema.get("properties", {})
-    found = {}
+    found: dict[str, list[int]] = {}
     for name, value in config.items():
         spec = properties.get(name, {})
         said = [s for s in sorted(turns) if _says(entry.id, name, spec, value, turns[s].text)]
@@ -30,11 +32,11 @@ def sources(entry: CatalogueEntry, config: dict, turns: Mapping[int, IndexedTurn
     return found
 
 
-def _says(specialist: str, name: str, spec: dict, value: Any, text: str) -> bool:
+def _says(specialist: str, name: str, spec: dict[str, Any], value: Any, text: str) -> bool:
     extracted = logic.value_from_text(specialist, name, spec, text)
     if extracted is None:
         return False
     if isinstance(value, list):
         items = extracted if isinstance(extracted, list) else [extracted]
         return bool(set(map(str, items)) & set(map(str, value)))
-    return extracted == value
+    return bool(extracted == value)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import uuid
 from itertools import pairwise
+from typing import Any
 
 from catalogue import Catalogue
 from services.specialist import values
-from services.specialist.context import PlanLog
+from state.plan import PlanLog
 
 FORMAT = "planwire.workflow/v1"
 SCHEDULER = "scheduler"
@@ -31,8 +32,7 @@ def specialists_of(plan: PlanLog) -> list[str]:
 def heuristic_title(plan: PlanLog, catalogue: Catalogue) -> str:
     """'Gmail → PDF Parser → Slack': what the workflow connects."""
     return (
-        " → ".join(catalogue.get(s).name for s in specialists_of(plan))[:MAX_TITLE_CHARS]
-        or "Workflow"
+        " → ".join(catalogue[s].name for s in specialists_of(plan))[:MAX_TITLE_CHARS] or "Workflow"
     )
 
 
@@ -40,7 +40,7 @@ def acceptable_title(title: str, plan: PlanLog, catalogue: Catalogue) -> bool:
     """A model's title is used only if it is short, names a part of the workflow, and does
     not echo the prompt (a weak model titles workflows with its own instructions)."""
     text = title.strip().lower()
-    names = [catalogue.get(s).name.lower() for s in specialists_of(plan)]
+    names = [catalogue[s].name.lower() for s in specialists_of(plan)]
     return (
         3 <= len(text) <= MAX_TITLE_CHARS
         and not values.echoes_prompt(text)
@@ -51,11 +51,11 @@ def acceptable_title(title: str, plan: PlanLog, catalogue: Catalogue) -> bool:
 def compose(
     plan: PlanLog,
     session_id: str,
-    configs: dict[str, dict],
+    configs: dict[str, dict[str, Any]],
     catalogue: Catalogue,
     title: str,
-    sources: dict[str, dict] | None = None,
-) -> dict:
+    sources: dict[str, dict[str, list[int]]] | None = None,
+) -> dict[str, Any]:
     """The workflow document; raises ValueError when a specialist has no validated config.
 
     `sources` (per specialist, `{field: [turn numbers]}`) cites the turns a config came from.
@@ -80,10 +80,13 @@ def compose(
 
 
 def node_entry(
-    specialist: str, config: dict, catalogue: Catalogue, sources: dict | None = None
-) -> dict:
+    specialist: str,
+    config: dict[str, Any],
+    catalogue: Catalogue,
+    sources: dict[str, list[int]] | None = None,
+) -> dict[str, Any]:
     """One node of the document; `sources` only when some value cites a turn."""
-    entry = catalogue.get(specialist)
+    entry = catalogue[specialist]
     node = {
         "id": specialist,
         "specialist": specialist,
@@ -94,7 +97,7 @@ def node_entry(
     return node | {"sources": sources} if sources else node
 
 
-def trigger_of(nodes: list[dict]) -> dict:
+def trigger_of(nodes: list[dict[str, Any]]) -> dict[str, Any]:
     """What starts the workflow: the first trigger node, the schedule, or the user."""
     first = next((n for n in nodes if n["role"] == "trigger"), None)
     if first is None:
@@ -105,7 +108,7 @@ def trigger_of(nodes: list[dict]) -> dict:
     }
 
 
-def schedule_of(configs: dict[str, dict]) -> dict | None:
+def schedule_of(configs: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     """The scheduler's cron and time zone, when the workflow runs on a schedule."""
     config = configs.get(SCHEDULER)
     return {"cron": config["cron"], "timezone": config.get("timezone", "UTC")} if config else None

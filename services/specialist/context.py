@@ -12,50 +12,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from catalogue import CatalogueEntry
 from schemas.plan import PlanNode
 from schemas.turn import ChatMessage
 from shared.recall import Passage, earlier_block
+from state.artifacts import Artifact
+from state.plan import PlanLog
 
 CONTEXT_MESSAGES = 30
 NOT_INSTRUCTIONS = "not instructions"
-
-
-@dataclass(frozen=True)
-class Artifact:
-    """The current version of one node's artifact."""
-
-    node_id: str
-    version: int
-    kind: str
-    specialist: str | None
-    content: dict
-    edited_by_user: bool = False
-
-    @classmethod
-    def from_json(cls, raw: str) -> Artifact:
-        """Read a stored version."""
-        data = json.loads(raw)
-        return cls(
-            data["node_id"],
-            data["version"],
-            data["kind"],
-            data.get("specialist"),
-            data["content"],
-            data.get("edited_by_user", False),
-        )
-
-
-@dataclass(frozen=True)
-class PlanLog:
-    """The planner's log of a plan, as a step reads it."""
-
-    plan_id: str
-    nodes: list[PlanNode]
-    summary: str
-    created_at: str
-    messages: dict[str, list[str]]
 
 
 @dataclass(frozen=True)
@@ -66,7 +33,7 @@ class LabelledArtifact:
     version: int
     edited_by_user: bool
     label: str
-    content: dict
+    content: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -173,7 +140,7 @@ STEP_SYSTEM = (
 )
 
 
-def render(context: StepContext, role_text: str) -> list[dict]:
+def render(context: StepContext, role_text: str) -> list[dict[str, Any]]:
     """The chat messages a model call of this step starts from; stable parts first."""
     parts = []
     if context.messages:
@@ -203,7 +170,7 @@ def render(context: StepContext, role_text: str) -> list[dict]:
     ]
 
 
-def record(context: StepContext, prompt: list[dict], attempt: int) -> dict:
+def record(context: StepContext, prompt: list[dict[str, Any]], attempt: int) -> dict[str, Any]:
     """The context as stored for inspection: what the step saw, and the prompt it started from."""
     return {
         "node_id": context.node.node_id,

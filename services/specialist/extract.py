@@ -7,6 +7,7 @@ names, a time zone. Anything it cannot find is left to the schema's defaults.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 CHANNEL_HASH = re.compile(r"(?<![\w&])#([a-z0-9][a-z0-9._-]{0,79})", re.IGNORECASE)
 CHANNEL_NAMED = re.compile(r"\b(?:the\s+)?([a-z0-9][a-z0-9._-]{1,79})\s+channel\b", re.IGNORECASE)
@@ -180,7 +181,7 @@ def fields(text: str) -> list[str]:
     return [f.replace(" ", "_") for f in named if not any(f != g and f in g.split() for g in named)]
 
 
-def enum_choice(options: list, text: str) -> object | None:
+def enum_choice(options: list[Any], text: str) -> object | None:
     """The enum option the user's words name, if exactly one does."""
     lowered = text.lower()
     named = [

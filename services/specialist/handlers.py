@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 
 from faststream import Context
-from faststream.kafka.publisher import DefaultPublisher
 from prometheus_client import Counter, Histogram
 
-from catalogue import Catalogue
 from schemas.plan import RunStep, StepCompleted
-from services.specialist import steps
-from services.specialist.store import StepStore
-from shared.handling import HandlerDeps, handles
-from shared.model import ModelPort
+from services.specialist import runtime
+from services.specialist.step import Deps, StepFailed
+from shared.handling import handles
 
 STEPS_RUN = Counter(
     "planwire_steps_run_total",
@@ -26,17 +22,6 @@ STEP_SECONDS = Histogram(
 )
 
 
-@dataclass(kw_only=True)
-class Deps(HandlerDeps):
-    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
-
-    store: StepStore
-    model: ModelPort
-    catalogue: Catalogue
-    completed: DefaultPublisher
-    delay_s: float = 0.0  # test-only: makes a step slow enough to kill mid-step
-
-
 @handles("specialist")
 async def on_run_step(command: RunStep, deps: Deps = Context()) -> None:
     """Run one step of a plan, write its artifact, and publish StepCompleted (ok or failed)."""
@@ -46,8 +31,8 @@ async def on_run_step(command: RunStep, deps: Deps = Context()) -> None:
     await asyncio.sleep(deps.delay_s)
     try:
         with STEP_SECONDS.labels(command.node.runner).time():
-            version, error = await steps.run_step(command, deps), None
-    except steps.StepFailed as exc:
+            version, error = await runtime.run_step(command, deps), None
+    except StepFailed as exc:
         version, error = None, str(exc)[:1000]
     STEPS_RUN.labels(command.node.runner, "ok" if error is None else "failed").inc()
     out = StepCompleted.caused_by(

@@ -60,7 +60,7 @@ def user_words(messages: list[ChatMessage] | tuple[ChatMessage, ...]) -> str:
     return "\n".join(m.text for m in messages if m.role == "user")
 
 
-def heuristic_config(entry: CatalogueEntry, text: str) -> dict:
+def heuristic_config(entry: CatalogueEntry, text: str) -> dict[str, Any]:
     """A schema-valid config from the user's words and defaults; deterministic.
 
     It is grounding applied to an empty draft: what the words give, defaults for the rest.
@@ -68,7 +68,9 @@ def heuristic_config(entry: CatalogueEntry, text: str) -> dict:
     return ground({}, entry, text)[0]
 
 
-def ground(draft: dict, entry: CatalogueEntry, text: str) -> tuple[dict, list[str]]:
+def ground(
+    draft: dict[str, Any], entry: CatalogueEntry, text: str
+) -> tuple[dict[str, Any], list[str]]:
     """The model's draft under code's facts; returns the config and the rules that fired.
 
     A value extracted from the user's words wins (like the catalogue matcher's findings);
@@ -89,7 +91,7 @@ def ground(draft: dict, entry: CatalogueEntry, text: str) -> tuple[dict, list[st
 
 
 def _grounded_value(
-    specialist: str, name: str, spec: dict, proposed: Any, text: str, words: set[str]
+    specialist: str, name: str, spec: dict[str, Any], proposed: Any, text: str, words: set[str]
 ) -> tuple[Any, list[str]]:
     extracted = value_from_text(specialist, name, spec, text)
     if isinstance(proposed, list):
@@ -109,13 +111,13 @@ def _grounded_value(
     return (None, [f"config_{rule}"]) if rule else (proposed, [])
 
 
-def value_from_text(specialist: str, name: str, spec: dict, text: str) -> Any:
+def value_from_text(specialist: str, name: str, spec: dict[str, Any], text: str) -> Any:
     """A value for one property taken from the user's words, if one fits the schema."""
     value = _extracted(specialist, name, spec, text)
     return value if value is not None and fits(value, spec) else None
 
 
-def _extracted(specialist: str, name: str, spec: dict, text: str) -> Any:
+def _extracted(specialist: str, name: str, spec: dict[str, Any], text: str) -> Any:
     if name == "currency":
         return extract.currency(text)
     if "enum" in spec:
@@ -155,7 +157,7 @@ def gmail_query(text: str) -> str | None:
     return " ".join(dict.fromkeys(terms)) or None
 
 
-def default_value(name: str, spec: dict) -> Any:
+def default_value(name: str, spec: dict[str, Any]) -> Any:
     """A schema-valid default for a required property nothing in the conversation fills."""
     kind = spec.get("type")
     if "enum" in spec:
@@ -173,11 +175,13 @@ def default_value(name: str, spec: dict) -> Any:
     return f"{name.replace('_', ' ')} to be chosen"[: spec.get("maxLength", 200)]
 
 
-def _clamp(value: float, spec: dict) -> float:
-    return min(max(value, spec.get("minimum", value)), spec.get("maximum", value))
+def _clamp(value: float, spec: dict[str, Any]) -> float:
+    low: float = spec.get("minimum", value)
+    high: float = spec.get("maximum", value)
+    return min(max(value, low), high)
 
 
-def normalise(draft: dict, entry: CatalogueEntry, text: str) -> dict:
+def normalise(draft: dict[str, Any], entry: CatalogueEntry, text: str) -> dict[str, Any]:
     """The config step: trim, drop nulls, fill missing required values, then validate strictly."""
     schema = entry.config_schema
     config = {k: v.strip() if isinstance(v, str) else v for k, v in draft.items() if v is not None}
@@ -189,7 +193,7 @@ def normalise(draft: dict, entry: CatalogueEntry, text: str) -> dict:
     return config
 
 
-def check(config: dict, entry: CatalogueEntry) -> None:
+def check(config: dict[str, Any], entry: CatalogueEntry) -> None:
     """Raise ConfigInvalid, naming the property, unless `config` satisfies the entry's schema."""
     try:
         validate(config, entry.config_schema)
@@ -199,7 +203,7 @@ def check(config: dict, entry: CatalogueEntry) -> None:
         raise ConfigInvalid(f"{entry.name} config is invalid at {exc}") from None
 
 
-def fits(value: Any, spec: dict) -> bool:
+def fits(value: Any, spec: dict[str, Any]) -> bool:
     """True when one property value satisfies its schema."""
     try:
         validate(value, spec)
@@ -209,7 +213,7 @@ def fits(value: Any, spec: dict) -> bool:
     return True
 
 
-def _check_strings(value: Any, spec: dict, path: str) -> None:
+def _check_strings(value: Any, spec: dict[str, Any], path: str) -> None:
     """The string keywords the lite validator leaves out: pattern and format uri."""
     if isinstance(value, list) and isinstance(spec.get("items"), dict):
         for index, item in enumerate(value):

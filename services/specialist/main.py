@@ -20,6 +20,7 @@ from planwire import topology
 from schemas.plan import RunStep, StepCompleted
 from services.specialist import handlers
 from services.specialist.runners import ALL, select_runners
+from services.specialist.step import Deps
 from services.specialist.store import StepStore
 from shared.model import ModelSettings
 from shared.model.usage import recorded_model
@@ -65,9 +66,9 @@ def subscribe(runner: str, *more: str, group: str | None = None) -> Any:
     )
 
 
-def deps(opened: Opened) -> handlers.Deps:
+def deps(opened: Opened) -> Deps:
     """What the step handler needs, once Redis and the model are open."""
-    return handlers.Deps(
+    return Deps(
         redis=opened.redis,
         store=StepStore(opened.redis, settings.session_ttl_s),
         model=opened.model,

@@ -8,6 +8,7 @@ names no step at all (or echoes the prompt) with its own.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from catalogue import Catalogue
 from services.specialist import values
@@ -21,15 +22,15 @@ ROLE_WORDS = {
 MAX_SUMMARY_CHARS = 4000
 
 
-def display_names(document: dict, catalogue: Catalogue) -> list[str]:
+def display_names(document: dict[str, Any], catalogue: Catalogue) -> list[str]:
     """The display name of every node of the document, in order."""
-    return [catalogue.get(n["specialist"]).name for n in document["nodes"]]
+    return [catalogue[n["specialist"]].name for n in document["nodes"]]
 
 
-def heuristic_summary(document: dict, catalogue: Catalogue) -> str:
+def heuristic_summary(document: dict[str, Any], catalogue: Catalogue) -> str:
     """A plain summary naming every node, its role and the main config values."""
     steps = [
-        f"{i}. {catalogue.get(n['specialist']).name} {ROLE_WORDS[n['role']]}{highlights(n['config'])}"
+        f"{i}. {catalogue[n['specialist']].name} {ROLE_WORDS[n['role']]}{highlights(n['config'])}"
         for i, n in enumerate(document["nodes"], 1)
     ]
     when = (
@@ -44,7 +45,7 @@ def heuristic_summary(document: dict, catalogue: Catalogue) -> str:
     )
 
 
-def highlights(config: dict, limit: int = 2) -> str:
+def highlights(config: dict[str, Any], limit: int = 2) -> str:
     """The first few scalar config values, as ' (channel: #finance, ...)'."""
     shown = [
         f"{k}: {v}"

@@ -81,7 +81,7 @@ SEMANTIC_CHECKS = {
 }
 
 
-def problem(name: str, spec: dict, value: Any, user_words: set[str]) -> str | None:
+def problem(name: str, spec: dict[str, Any], value: Any, user_words: set[str]) -> str | None:
     """What is wrong with a model's scalar value for property `name`, or None if it may stay."""
     if not isinstance(value, str) or "enum" in spec:
         return None  # numbers, booleans and enum choices: the schema already bounds them

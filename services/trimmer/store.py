@@ -1,68 +1,19 @@
-"""The transcript, owned by the trimmer: a Redis sorted set ordered by turn, idempotent.
-
-Replies arrive on their own topic, so one can be consumed after the next user message;
-ordering by (turn position, user before assistant) keeps change units right regardless.
-"""
+"""The trimmer's store: it writes the transcript (`state.transcript`) and reads the phase."""
 
 from __future__ import annotations
 
-from redis.asyncio import Redis
-
 from schemas.turn import ChatMessage
-from shared.redis import session_key
-
-# KEYS: transcript zset, seen-ids set, turn->position hash. ARGV: message id, message JSON,
-# score, ttl, turn id (user messages record their turn's position). Returns 0 for a repeat.
-_ADD_ONCE = """
-if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1] .. '|' .. ARGV[2])
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[3]) end
-for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
-return 1
-"""
+from state import session, transcript
+from state.transcript import TranscriptWriter
 
 
-class TranscriptStore:
-    """Reads and appends one session's transcript."""
-
-    def __init__(self, redis: Redis, ttl_s: int) -> None:
-        self.redis, self.ttl_s = redis, ttl_s
-
-    def _keys(self, session_id: str) -> tuple[str, str, str]:
-        """The transcript, its message ids, and each turn's position."""
-        return (
-            session_key(session_id, "transcript"),
-            session_key(session_id, "transcript", "ids"),
-            session_key(session_id, "transcript", "turns"),
-        )
-
-    async def add_user(self, session_id: str, turn_seq: int, message: ChatMessage) -> bool:
-        """Record the user's message of turn `turn_seq` once; False for a redelivery."""
-        return await self._add(
-            session_id, f"user:{message.turn_id}", message, 2 * turn_seq, message.turn_id
-        )
-
-    async def add_reply(self, session_id: str, reply_id: str, message: ChatMessage) -> bool:
-        """Record an assistant reply right after the user message of its turn."""
-        position = await self.redis.hget(self._keys(session_id)[2], message.turn_id)
-        score = int(position) + 1 if position else await self._last_score(session_id) + 1
-        return await self._add(session_id, f"assistant:{reply_id}", message, score, "")
+class TranscriptStore(TranscriptWriter):
+    """Appends to and reads one session's transcript; reads its phase."""
 
     async def read(self, session_id: str) -> list[ChatMessage]:
         """The whole transcript, in conversation order."""
-        raw = await self.redis.zrange(self._keys(session_id)[0], 0, -1)
-        return [ChatMessage.model_validate_json(item.split("|", 1)[1]) for item in raw]
+        return await transcript.read(self.redis, session_id)
 
     async def phase(self, session_id: str) -> str:
         """The session's phase as the gateway and the phase owners left it."""
-        return await self.redis.get(session_key(session_id, "phase")) or "gathering"
-
-    async def _add(
-        self, session_id: str, message_id: str, message: ChatMessage, score: int, turn_id: str
-    ) -> bool:
-        args = (message_id, message.model_dump_json(), score, self.ttl_s, turn_id)
-        return bool(await self.redis.eval(_ADD_ONCE, 3, *self._keys(session_id), *args))
-
-    async def _last_score(self, session_id: str) -> int:
-        last = await self.redis.zrange(self._keys(session_id)[0], -1, -1, withscores=True)
-        return int(last[0][1]) if last else 0
+        return await session.phase(self.redis, session_id)

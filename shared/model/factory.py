@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -12,6 +12,21 @@ from shared.model.port import HeuristicModel, ModelPort
 
 if TYPE_CHECKING:
     from shared.model.local import LocalModelServer
+
+
+class ModelChoice(Protocol):
+    """The settings `build_model` reads (every service's settings, or `ModelSettings`)."""
+
+    @property
+    def model_backend(self) -> str: ...
+    @property
+    def model_base_url(self) -> str | None: ...
+    @property
+    def model_name(self) -> str: ...
+    @property
+    def model_api_key(self) -> SecretStr | str: ...
+    @property
+    def model_timeout_s(self) -> float: ...
 
 
 class ModelSettings(BaseSettings):
@@ -41,7 +56,7 @@ class ModelSettings(BaseSettings):
 class _LocalOpenAIModel(OpenAIModel):
     """The OpenAI backend against a local server it started and must stop."""
 
-    def __init__(self, server: LocalModelServer, **kwargs) -> None:
+    def __init__(self, server: LocalModelServer, **kwargs: Any) -> None:
         super().__init__(base_url=server.start(), **kwargs)
         self.server = server
 
@@ -51,7 +66,7 @@ class _LocalOpenAIModel(OpenAIModel):
         self.server.stop()
 
 
-def build_model(settings) -> ModelPort:
+def build_model(settings: ModelChoice) -> ModelPort:
     """Build the backend named by `settings.model_backend`.
 
     `settings` needs model_backend, model_base_url, model_name, model_api_key (str or
@@ -62,7 +77,7 @@ def build_model(settings) -> ModelPort:
     if backend == "heuristic":
         return HeuristicModel()
     key = settings.model_api_key
-    common = {
+    common: dict[str, Any] = {
         "model": settings.model_name,
         "api_key": key.get_secret_value() if isinstance(key, SecretStr) else str(key),
         "timeout_s": settings.model_timeout_s,

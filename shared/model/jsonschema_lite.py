@@ -30,12 +30,12 @@ class SchemaViolation(ValueError):
         self.path = path
 
 
-def validate(instance: Any, schema: dict) -> None:
+def validate(instance: Any, schema: dict[str, Any]) -> None:
     """Raise SchemaViolation at the first place `instance` breaks `schema`."""
     _check(instance, schema, "$", schema)
 
 
-def _check(value: Any, schema: dict, path: str, root: dict) -> None:
+def _check(value: Any, schema: dict[str, Any], path: str, root: dict[str, Any]) -> None:
     schema = _resolve(schema, root)
     if "anyOf" in schema:
         _check_any_of(value, schema["anyOf"], path, root)
@@ -56,7 +56,7 @@ def _check(value: Any, schema: dict, path: str, root: dict) -> None:
         _check_object(value, schema, path, root)
 
 
-def _resolve(schema: dict, root: dict) -> dict:
+def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
     ref = schema.get("$ref")
     if ref is None:
         return schema
@@ -68,7 +68,9 @@ def _resolve(schema: dict, root: dict) -> dict:
     return _resolve(target, root)
 
 
-def _check_any_of(value: Any, options: list[dict], path: str, root: dict) -> None:
+def _check_any_of(
+    value: Any, options: list[dict[str, Any]], path: str, root: dict[str, Any]
+) -> None:
     errors = []
     for option in options:
         try:
@@ -94,7 +96,9 @@ def _check_type(value: Any, expected: str | list[str] | None, path: str) -> None
     raise SchemaViolation(path, f"expected {' or '.join(names)}, got {_json_type(value)}")
 
 
-def _check_bounds(size: float, schema: dict, low: str, high: str, path: str, unit: str) -> None:
+def _check_bounds(
+    size: float, schema: dict[str, Any], low: str, high: str, path: str, unit: str
+) -> None:
     suffix = f" {unit}" if unit else ""
     if low in schema and size < schema[low]:
         raise SchemaViolation(path, f"{size}{suffix} is below the {low} of {schema[low]}")
@@ -102,7 +106,7 @@ def _check_bounds(size: float, schema: dict, low: str, high: str, path: str, uni
         raise SchemaViolation(path, f"{size}{suffix} is above the {high} of {schema[high]}")
 
 
-def _check_array(value: list, schema: dict, path: str, root: dict) -> None:
+def _check_array(value: list[Any], schema: dict[str, Any], path: str, root: dict[str, Any]) -> None:
     _check_bounds(len(value), schema, "minItems", "maxItems", path, "items")
     items = schema.get("items")
     if isinstance(items, dict):
@@ -110,8 +114,10 @@ def _check_array(value: list, schema: dict, path: str, root: dict) -> None:
             _check(item, items, f"{path}[{index}]", root)
 
 
-def _check_object(value: dict, schema: dict, path: str, root: dict) -> None:
-    properties: dict = schema.get("properties", {})
+def _check_object(
+    value: dict[str, Any], schema: dict[str, Any], path: str, root: dict[str, Any]
+) -> None:
+    properties: dict[str, Any] = schema.get("properties", {})
     for name in schema.get("required", []):
         if name not in value:
             raise SchemaViolation(path, f"missing required property {name!r}")

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 GGUF_ENV = "PLANWIRE_LOCAL_GGUF"
@@ -72,24 +73,24 @@ class LocalModelServer:
         self.verbosity = verbosity
         self.base_url: str | None = None
         self.start_s: float | None = None
-        self._server = None
+        self._server: Any = None  # xllamacpp.Server: the extension ships no type hints
 
     def start(self) -> str:
         """Load the model and start serving; return the base URL (http://127.0.0.1:PORT/v1)."""
-        if self._server is not None:
+        if self._server is not None and self.base_url is not None:
             return self.base_url
         import xllamacpp  # imported late: the heuristic and remote backends never load it
 
         started = time.perf_counter()
         self._server = xllamacpp.Server(self._params(xllamacpp.CommonParams()))
         self.start_s = time.perf_counter() - started
-        address = self._server.listening_address
+        address: str = self._server.listening_address
         if not address.startswith("http"):
             address = f"http://{address}"
         self.base_url = f"{address.rstrip('/')}/v1"
         return self.base_url
 
-    def _params(self, p):
+    def _params(self, p: Any) -> Any:
         p.model.path = str(self.gguf or find_gguf())
         p.hostnames = ["127.0.0.1"]
         p.port = self.port  # 0 lets the OS pick; the real port is read back after start
@@ -123,7 +124,7 @@ class LocalModelServer:
         self.start()
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
 

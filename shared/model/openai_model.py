@@ -8,8 +8,11 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
+from openai.types.shared_params import ResponseFormatJSONSchema
 
 from shared.model.metrics import ATTEMPT_FAILURES, REPAIRS, RETRIES, record_call
 from shared.model.output import InvalidOutput, parse_reply, repair_turns
@@ -23,7 +26,7 @@ class _Call:
     """The state of one structured call across its attempts."""
 
     role: str
-    messages: list[dict]
+    messages: list[dict[str, Any]]
     prompt_tokens: int = 0
     completion_tokens: int = 0
     failures: int = 0
@@ -62,12 +65,12 @@ class OpenAIModel:
     async def structured(
         self,
         role: str,
-        messages: list[dict],
-        schema: dict,
+        messages: list[dict[str, Any]],
+        schema: dict[str, Any],
         *,
-        fallback: Callable[[], dict],
+        fallback: Callable[[], dict[str, Any]],
         max_tokens: int = 256,
-        validate: Callable[[dict], None] | None = None,
+        validate: Callable[[dict[str, Any]], None] | None = None,
     ) -> ModelResult:
         """Ask the model for an object matching `schema`; fall back after repeated failure."""
         call = _Call(role, list(messages))
@@ -85,7 +88,13 @@ class OpenAIModel:
         """Close the HTTP connection pool."""
         await self._client.close()
 
-    async def _attempts(self, call: _Call, schema: dict, max_tokens: int, validate) -> dict | None:
+    async def _attempts(
+        self,
+        call: _Call,
+        schema: dict[str, Any],
+        max_tokens: int,
+        validate: Callable[[dict[str, Any]], None] | None,
+    ) -> dict[str, Any] | None:
         """Run attempts until one is valid (the object) or the budget is spent (None)."""
         while call.failures < self.max_attempts:
             try:
@@ -102,16 +111,18 @@ class OpenAIModel:
                     return None
         return None
 
-    async def _request(self, call: _Call, schema: dict, max_tokens: int) -> str | None:
+    async def _request(self, call: _Call, schema: dict[str, Any], max_tokens: int) -> str | None:
+        response_format: ResponseFormatJSONSchema = {
+            "type": "json_schema",
+            "json_schema": {"name": _schema_name(call.role), "schema": schema, "strict": True},
+        }
         response = await self._client.chat.completions.create(
             model=self.model,
-            messages=call.messages,
+            # The prompts build plain {"role", "content"} dicts: the shape these TypedDicts name.
+            messages=cast("list[ChatCompletionMessageParam]", call.messages),
             temperature=0,
             max_tokens=max_tokens,
-            response_format={
-                "type": "json_schema",
-                "json_schema": {"name": _schema_name(call.role), "schema": schema, "strict": True},
-            },
+            response_format=response_format,
         )
         if response.usage is not None:
             call.prompt_tokens += response.usage.prompt_tokens or 0
@@ -141,7 +152,7 @@ class OpenAIModel:
         return True
 
     def _backoff(self, failures: int) -> float:
-        return min(self.backoff_s * 2 ** (failures - 1), self.max_backoff_s)
+        return min(self.backoff_s * 2.0 ** (failures - 1), self.max_backoff_s)
 
 
 def _classify(exc: openai.OpenAIError) -> tuple[str, bool]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from typing import Any
 
 from shared.model import jsonschema_lite
 
@@ -20,7 +21,9 @@ class InvalidOutput(Exception):
         self.reason = reason
 
 
-def parse_reply(text: str | None, schema: dict, validate: Callable[[dict], None] | None) -> dict:
+def parse_reply(
+    text: str | None, schema: dict[str, Any], validate: Callable[[dict[str, Any]], None] | None
+) -> dict[str, Any]:
     """Turn the reply into a checked object, or raise InvalidOutput saying what is wrong."""
     if not text or not text.strip():
         raise InvalidOutput("invalid_json", "the reply was empty; a JSON object was expected")
@@ -46,7 +49,7 @@ def parse_reply(text: str | None, schema: dict, validate: Callable[[dict], None]
     return data
 
 
-def repair_turns(bad_output: str | None, error: str) -> list[dict]:
+def repair_turns(bad_output: str | None, error: str) -> list[dict[str, Any]]:
     """The assistant's bad reply and a user turn naming the error and asking for JSON only."""
     return [
         {"role": "assistant", "content": bad_output or ""},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from shared.model.metrics import record_call
 
@@ -16,7 +16,7 @@ OUTCOMES = ("ok", "repaired", "fallback", "heuristic")
 class ModelResult:
     """What a structured call produced and what it cost."""
 
-    data: dict  # the validated JSON object (from the model, or from the fallback)
+    data: dict[str, Any]  # the validated JSON object (from the model, or from the fallback)
     outcome: str  # "ok" | "repaired" | "fallback" | "heuristic"
     prompt_tokens: int
     completion_tokens: int
@@ -36,12 +36,12 @@ class ModelPort(Protocol):
     async def structured(
         self,
         role: str,
-        messages: list[dict],
-        schema: dict,
+        messages: list[dict[str, Any]],
+        schema: dict[str, Any],
         *,
-        fallback: Callable[[], dict],
+        fallback: Callable[[], dict[str, Any]],
         max_tokens: int = 256,
-        validate: Callable[[dict], None] | None = None,
+        validate: Callable[[dict[str, Any]], None] | None = None,
     ) -> ModelResult:
         """Return a JSON object for `role` that satisfies `schema` and `validate`."""
         ...
@@ -64,12 +64,12 @@ class HeuristicModel:
     async def structured(
         self,
         role: str,
-        messages: list[dict],
-        schema: dict,
+        messages: list[dict[str, Any]],
+        schema: dict[str, Any],
         *,
-        fallback: Callable[[], dict],
+        fallback: Callable[[], dict[str, Any]],
         max_tokens: int = 256,
-        validate: Callable[[dict], None] | None = None,
+        validate: Callable[[dict[str, Any]], None] | None = None,
     ) -> ModelResult:
         """Return the caller's heuristic answer with outcome "heuristic"."""
         started = time.perf_counter()

@@ -8,19 +8,23 @@ gateway reads the hash back (`usage_view`), and `planwire eval` reports it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, Protocol
 
 from redis.asyncio import Redis
 
-from shared.model.factory import build_model
+from shared.model.factory import ModelChoice, build_model
 from shared.model.port import ModelPort, ModelResult
-from shared.redis import session_key
+from shared.redis import session_key, text_map
 from shared.scope import current_session
 
 TOTALS = ("prompt_tokens", "completion_tokens")
+DEFAULT_TTL_S = 30 * 24 * 3600  # a session's lifetime, as `InfraSettings.session_ttl_s`
 ROLE_PREFIX = "role:"  # per-role fields: `role:<role>:prompt_tokens`
 
 
-async def record_usage(redis: Redis, session_id: str, role: str, result: ModelResult) -> None:
+async def record_usage(
+    redis: Redis, session_id: str, role: str, result: ModelResult, ttl_s: int
+) -> None:
     """Add one call's tokens to the session's running totals and to its role's."""
     if not (result.prompt_tokens or result.completion_tokens):
         return
@@ -30,12 +34,18 @@ async def record_usage(redis: Redis, session_id: str, role: str, result: ModelRe
         for field, tokens in counts.items():
             pipe.hincrby(key, field, tokens)
             pipe.hincrby(key, f"{ROLE_PREFIX}{role}:{field}", tokens)
+        pipe.expire(key, ttl_s)  # lives as long as the session it counts
         await pipe.execute()
 
 
-def usage_view(fields: dict[str, str]) -> dict:
+async def read_usage(redis: Redis, session_id: str) -> dict[str, Any]:
+    """The session's usage as the API returns it (`usage_view`)."""
+    return usage_view(text_map(await redis.hgetall(session_key(session_id, "usage"))))
+
+
+def usage_view(fields: dict[str, str]) -> dict[str, Any]:
     """The usage hash as the API returns it: totals, plus `by_role` once any role is recorded."""
-    view: dict = {k: int(v) for k, v in fields.items() if not k.startswith(ROLE_PREFIX)}
+    view: dict[str, Any] = {k: int(v) for k, v in fields.items() if not k.startswith(ROLE_PREFIX)}
     for field, value in fields.items():
         if field.startswith(ROLE_PREFIX):
             role, _, name = field.removeprefix(ROLE_PREFIX).rpartition(":")
@@ -46,27 +56,30 @@ def usage_view(fields: dict[str, str]) -> dict:
 class UsageRecordingModel:
     """A ModelPort that charges every call's tokens to the bound session (built once per service)."""
 
-    def __init__(self, inner: ModelPort, redis: Redis) -> None:
-        self.inner, self.redis = inner, redis
+    def __init__(self, inner: ModelPort, redis: Redis, ttl_s: int = DEFAULT_TTL_S) -> None:
+        self.inner, self.redis, self.ttl_s = inner, redis, ttl_s
         self.name = inner.name
 
-    def __getattr__(self, attribute: str):
+    def __getattr__(self, attribute: str) -> Any:
         return getattr(self.inner, attribute)  # e.g. `.model`, `.server`
 
     async def structured(
         self,
         role: str,
-        messages: list[dict],
-        schema: dict,
+        messages: list[dict[str, Any]],
+        schema: dict[str, Any],
         *,
-        fallback: Callable[[], dict],
-        **options,
+        fallback: Callable[[], dict[str, Any]],
+        max_tokens: int = 256,
+        validate: Callable[[dict[str, Any]], None] | None = None,
     ) -> ModelResult:
         """The inner port's answer; its tokens are recorded when a session is bound."""
-        result = await self.inner.structured(role, messages, schema, fallback=fallback, **options)
+        result = await self.inner.structured(
+            role, messages, schema, fallback=fallback, max_tokens=max_tokens, validate=validate
+        )
         session_id = current_session()
         if session_id is not None:
-            await record_usage(self.redis, session_id, role, result)
+            await record_usage(self.redis, session_id, role, result, self.ttl_s)
         return result
 
     async def aclose(self) -> None:
@@ -74,6 +87,13 @@ class UsageRecordingModel:
         await self.inner.aclose()
 
 
-def recorded_model(settings, redis: Redis) -> UsageRecordingModel:
+class UsageSettings(ModelChoice, Protocol):
+    """A service's settings: the model to build, and how long a session's records live."""
+
+    @property
+    def session_ttl_s(self) -> int: ...
+
+
+def recorded_model(settings: UsageSettings, redis: Redis) -> UsageRecordingModel:
     """The service's model port from its settings, charging every call to the bound session."""
-    return UsageRecordingModel(build_model(settings), redis)
+    return UsageRecordingModel(build_model(settings), redis, settings.session_ttl_s)

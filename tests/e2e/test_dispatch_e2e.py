@@ -31,9 +31,10 @@ from schemas.confirmation import RequirementsConfirmed
 from schemas.plan import FIXED_RUNNERS, RunStep, StepCompleted, StepProgressed, WorkflowCompleted
 from schemas.topics import all_topics, run_step_topic
 from schemas.turn import ChatMessage, Notes
-from services.specialist.store import StepStore, workflow_index_key
+from services.specialist.store import StepStore
 from shared.bus import ensure_topics
 from shared.redis import session_key
+from state.workflow import index_key as workflow_index_key
 
 pytestmark = pytest.mark.e2e
 

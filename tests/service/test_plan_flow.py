@@ -193,18 +193,16 @@ async def test_a_transition_decided_on_a_stale_view_is_refused(flow):
     store, session_id = flow.dispatcher.store, event.session_id
     seen = await store.read(session_id)
     advance = Decision("advance", 0)
-    assert await store.transition(session_id, seen, advance, 1)
-    assert not await store.transition(session_id, seen, advance, 1), (
+    assert await store.apply(session_id, seen, advance, 1)
+    assert not await store.apply(session_id, seen, advance, 1), (
         "a second replica on the same view loses"
     )
-    assert not await store.transition(
-        session_id, seen, Decision("retry", 0, attempt=2, reason="late")
-    )
+    assert not await store.apply(session_id, seen, Decision("retry", 0, attempt=2, reason="late"))
     moved = await store.read(session_id)
     assert (moved.cursor, moved.step_status, moved.step_attempt) == (1, "dispatched", 1)
     retry = Decision("retry", 1, attempt=2, reason="timed out")
-    assert await store.transition(session_id, moved, retry)
-    assert not await store.transition(session_id, moved, Decision("advance", 1), 1), (
+    assert await store.apply(session_id, moved, retry)
+    assert not await store.apply(session_id, moved, Decision("advance", 1), 1), (
         "an advance decided before the retry loses"
     )
 

@@ -65,3 +65,5 @@ async def test_every_model_role_is_charged_to_the_session(redis):
     assert usage["by_role"] == model.tally
     assert usage["prompt_tokens"] == sum(t["prompt_tokens"] for t in model.tally.values())
     assert usage["completion_tokens"] == sum(t["completion_tokens"] for t in model.tally.values())
+    # The counts live as long as the session, not forever.
+    assert 0 < await redis.ttl(f"pw:{{{end.session_id}}}:usage") <= 30 * 24 * 3600

@@ -12,7 +12,7 @@ from catalogue import load_catalogue
 from schemas.turn import Notes
 from services.planner.logic import Proposal, compile_plan
 from services.specialist import compose, logic, summary, values
-from services.specialist.context import PlanLog
+from state.plan import PlanLog
 
 CATALOGUE = load_catalogue()
 RESEARCH = "Every Monday, search the web for our three competitors' current pricing.\nUse a calculator step to work out the average price per seat."

@@ -6,7 +6,8 @@ import pytest
 
 from schemas.plan import PlanNode, StepCompleted
 from services.dispatcher import logic
-from services.dispatcher.logic import Deadline, RunView
+from services.dispatcher.logic import Deadline
+from state.run import RunView, run_view
 
 PLAN = "plan-1"
 NODES = [
@@ -111,12 +112,12 @@ def test_a_failure_is_worded_for_the_user_and_needs_a_matching_plan():
 
 
 def test_the_run_view_reads_the_step_under_the_cursor():
-    view = logic.run_view(
+    view = run_view(
         {"plan_id": PLAN, "cursor": "1", "total": "3", "state": "running"},
         {"0:status": "done", "1:status": "dispatched", "1:attempt": "2"},
     )
     assert view == run(attempt=2)
-    assert logic.run_view({}, {}) is None
+    assert run_view({}, {}) is None
 
 
 def test_deadline_members_round_trip_and_event_ids_are_deterministic():

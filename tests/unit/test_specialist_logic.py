@@ -9,8 +9,9 @@ from schemas.plan import PlanNode
 from schemas.turn import ChatMessage, Notes
 from services.planner.logic import Proposal, compile_plan
 from services.specialist import compose, context, extract, logic, summary
-from services.specialist.context import Artifact, PlanLog
 from services.specialist.runners import select_runners
+from state.artifacts import Artifact
+from state.plan import PlanLog
 
 CATALOGUE = load_catalogue()
 NOTES = Notes(

@@ -1,0 +1,112 @@
+"""The artifacts, written by the step runners: every version of every node's output.
+
+  pw:{sid}:artifact:<node_id>  list, one JSON per version (version = position, 1-based):
+                               {"version", "node_id", "kind", "specialist", "content",
+                                "plan_id", "attempt", "edited_by_user", "created_at"}.
+                               The last element is current; old versions are kept.
+
+The dispatcher reads the last node's content (the summary) to finish the run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from redis.asyncio import Redis
+
+from schemas.plan import PlanNode
+from shared.redis import session_key
+
+WRITERS = {"ArtifactWriter": {"specialist"}}
+
+# Append ARGV[1] (a JSON object without its version) as the next version; the version is
+# spliced in here so two writers can never claim the same number. Returns the version.
+_APPEND_VERSION = """
+local version = redis.call('LLEN', KEYS[1]) + 1
+redis.call('RPUSH', KEYS[1], '{"version":' .. version .. ',' .. string.sub(ARGV[1], 2))
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return version
+"""
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """The current version of one node's artifact."""
+
+    node_id: str
+    version: int
+    kind: str
+    specialist: str | None
+    content: dict[str, Any]
+    edited_by_user: bool = False
+
+    @classmethod
+    def from_json(cls, raw: str) -> Artifact:
+        """Read a stored version."""
+        data = json.loads(raw)
+        return cls(
+            data["node_id"],
+            data["version"],
+            data["kind"],
+            data.get("specialist"),
+            data["content"],
+            data.get("edited_by_user", False),
+        )
+
+
+def _key(session_id: str, node_id: str) -> str:
+    return session_key(session_id, "artifact", node_id)
+
+
+async def current(redis: Redis, session_id: str, node_ids: list[str]) -> dict[str, Artifact]:
+    """The current version of each node's artifact, for the nodes that have one."""
+    async with redis.pipeline(transaction=False) as pipe:
+        for node_id in node_ids:
+            pipe.lindex(_key(session_id, node_id), -1)
+        raw = await pipe.execute()
+    return {
+        node_id: Artifact.from_json(item)
+        for node_id, item in zip(node_ids, raw, strict=False)
+        if item
+    }
+
+
+async def content(redis: Redis, session_id: str, node_id: str) -> dict[str, Any]:
+    """The current content of a node's artifact; {} if it has none."""
+    found = await current(redis, session_id, [node_id])
+    return found[node_id].content if node_id in found else {}
+
+
+class ArtifactWriter:
+    """Appends versions of one session's artifacts."""
+
+    def __init__(self, redis: Redis, ttl_s: int) -> None:
+        self.redis, self.ttl_s = redis, ttl_s
+
+    async def append(
+        self,
+        session_id: str,
+        node: PlanNode,
+        kind: str,
+        content: dict[str, Any],
+        *,
+        plan_id: str,
+        attempt: int | None,
+        edited_by_user: bool = False,
+    ) -> int:
+        """Append a new version of the node's artifact (attempt None for a user edit); returns its version."""
+        body = {
+            "node_id": node.node_id,
+            "kind": kind,
+            "specialist": node.specialist,
+            "content": content,
+            "plan_id": plan_id,
+            "attempt": attempt,
+            "edited_by_user": edited_by_user,
+            "created_at": datetime.now(UTC).isoformat(),
+        }
+        key = _key(session_id, node.node_id)
+        return int(await self.redis.eval(_APPEND_VERSION, 1, key, json.dumps(body), self.ttl_s))
