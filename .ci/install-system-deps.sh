@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # System tools the deployment checks in tests/deploy need: promtool (Debian `prometheus`)
-# and docker-compose (v1, validates compose files offline, no Docker engine needed).
+# and docker-compose (v1, validates compose files offline, no Docker engine needed); the
+# browser tests (tests/e2e/test_web_*.py) drive Debian's Chromium headless.
 # Idempotent: installs only what is missing, and refreshes the package index only then.
 set -euo pipefail
 
 need=()
 command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
+[ -x /usr/bin/chromium ] || need+=(chromium)
 
 if [ "${#need[@]}" -gt 0 ]; then
   sudo=""
@@ -24,6 +26,7 @@ fi
 
 promtool --version 2>&1 | head -n 1
 docker-compose version --short
+/usr/bin/chromium --version 2>/dev/null | head -n 1
 # kustomize is optional: tests/deploy renders with `kustomize build` or `kubectl kustomize`
 # when either exists, and otherwise validates the raw manifests of k8s/base.
 if command -v kustomize >/dev/null 2>&1; then kustomize version; elif command -v kubectl >/dev/null 2>&1; then kubectl version --client 2>/dev/null | head -n 2; else echo "kustomize: not installed (optional)"; fi

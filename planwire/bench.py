@@ -1,38 +1,61 @@
-"""`planwire bench`: figures for the embedded stack — start time, turn latency, idle CPU, memory.
+"""`planwire bench`: figures for the embedded stack, and where a turn's time goes.
+
+The workload is the peers' (`../shared/peers/run.sh`): S concurrent sessions, each playing T
+sequential turns through the gateway's HTTP API and SSE stream, heuristic backend. For each
+session count it prints turn latency p50/p95/p99 and turns/s, and where the time went: each
+service's handler time per event (from its `planwire_handler_seconds`), Redis commands per
+turn (Valkey's own command counters) and CPU milliseconds per turn of every process. The
+broker and Redis round trips are measured in the same run, so a turn can be read as a number
+of round trips. Then idle CPU, memory and start time.
 
 Speed targets live here, not in timed tests: run it before and after a change meant to be
-faster and compare the printed figures.
+faster, in the same sitting, and compare the figures (ratios travel between machines;
+absolute times do not).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import statistics
+import sys
 import time
+import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import httpx
+from redis.asyncio import Redis
 
 from planwire.client import SessionClient
 
 if TYPE_CHECKING:
+    from planwire.stack import EmbeddedStack
     from shared.model.factory import ModelSettings
 
 TURN = "Watch my Gmail for invoices and post a note to Slack for each one."
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+HANDLER_METRIC = "planwire_handler_seconds"
 
 
 def cpu_seconds(pids: list[int]) -> float:
     """User + system CPU time the processes used so far (Linux /proc)."""
-    total = 0
+    return sum(cpu_by_pid(pids).values())
+
+
+def cpu_by_pid(pids: list[int]) -> dict[int, float]:
+    """User + system CPU seconds of each process (absent when it is gone)."""
+    found = {}
     for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
+            found[pid] = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
         except (OSError, IndexError):
             continue
-    return total / CLOCK_TICKS
+    return found
 
 
 def rss_mb(pids: list[int]) -> float:
@@ -46,38 +69,279 @@ def rss_mb(pids: list[int]) -> float:
     return total / 1024
 
 
-async def turn_latencies(gateway_url: str, turns: int) -> list[float]:
-    """Seconds from posting a message to its reply on the stream, for each turn."""
-    latencies = []
-    async with SessionClient(gateway_url) as session:
-        await session.say(TURN)  # warm-up: connections, first fetches
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile (0..1) of `values` by nearest rank, as the peers compute it."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def parse_handler_metrics(text: str) -> dict[tuple[str, str], tuple[float, float]]:
+    """`(service, event) -> (seconds, count)` from a Prometheus text page's handler histogram."""
+    found: dict[tuple[str, str], list[float]] = {}
+    for line in text.splitlines():
+        for suffix, slot in (("_sum{", 0), ("_count{", 1)):
+            if line.startswith(HANDLER_METRIC + suffix):
+                labels = dict(
+                    part.split("=", 1)
+                    for part in line[line.index("{") + 1 : line.rindex("}")].split(",")
+                    if "=" in part
+                )
+                key = (labels.get("service", "").strip('"'), labels.get("event", "").strip('"'))
+                found.setdefault(key, [0.0, 0.0])[slot] += float(line.rsplit(" ", 1)[1])
+    return {key: (pair[0], pair[1]) for key, pair in found.items()}
+
+
+async def handler_totals(
+    service_urls: dict[str, str],
+) -> dict[tuple[str, str], tuple[float, float]]:
+    """Every service's handler time and count so far, summed by (service, event)."""
+    totals: dict[tuple[str, str], tuple[float, float]] = {}
+    # The gateway mounts its metrics app: `/metrics` redirects to `/metrics/` there.
+    async with httpx.AsyncClient(timeout=5.0, follow_redirects=True) as http:
+        for url in service_urls.values():
+            try:
+                page = (await http.get(f"{url}/metrics")).text
+            except httpx.HTTPError:
+                continue
+            for key, (seconds, count) in parse_handler_metrics(page).items():
+                old = totals.get(key, (0.0, 0.0))
+                totals[key] = (old[0] + seconds, old[1] + count)
+    return totals
+
+
+async def redis_commands(redis_url: str) -> dict[str, int]:
+    """Valkey's command counters so far, by command (`INFO commandstats`)."""
+    client = Redis.from_url(redis_url)
+    try:
+        stats = await client.info("commandstats")
+    finally:
+        await client.aclose()
+    return {name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()}
+
+
+async def redis_rtt_ms(redis_url: str, rounds: int = 200) -> float:
+    """p50 of one PING round trip to the stack's Valkey."""
+    client = Redis.from_url(redis_url)
+    times = []
+    try:
+        for _ in range(rounds):
+            started = time.perf_counter()
+            await client.ping()
+            times.append(time.perf_counter() - started)
+    finally:
+        await client.aclose()
+    return statistics.median(times) * 1000
+
+
+async def broker_rtt_ms(bootstrap: str, fetch_max_wait_ms: int, rounds: int = 30) -> float:
+    """p50 of produce -> consume through the broker at the stack's fetch wait (one partition)."""
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+    from shared.bus import ensure_topics
+
+    topic = f"bench.rtt.{uuid.uuid4().hex[:8]}"
+    await ensure_topics(bootstrap, [(topic, 1)])
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=False)
+    consumer = AIOKafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        auto_offset_reset="latest",
+        fetch_max_wait_ms=fetch_max_wait_ms,
+    )
+    await producer.start()
+    await consumer.start()
+    times = []
+    try:
+        # Until the consumer has its position, a record may arrive before it looks.
+        await consumer.seek_to_end()
+        for i in range(rounds + 1):
+            started = time.perf_counter()
+            await producer.send_and_wait(topic, str(i).encode())
+            async with asyncio.timeout(10):
+                while True:
+                    record = await consumer.getone()
+                    if record.value == str(i).encode():
+                        break
+            if i:  # the first round includes the consumer's first fetch set-up
+                times.append(time.perf_counter() - started)
+    finally:
+        await consumer.stop()
+        await producer.stop()
+    return statistics.median(times) * 1000
+
+
+@dataclass
+class Progress:
+    """A one-line progress bar on stderr (only when it is a terminal)."""
+
+    total: int
+    label: str
+    done: int = 0
+
+    def step(self) -> None:
+        self.done += 1
+        if sys.stderr.isatty():
+            filled = int(30 * self.done / self.total)
+            bar = "#" * filled + "." * (30 - filled)
+            end = "\n" if self.done == self.total else ""
+            print(f"\r{self.label} [{bar}] {self.done}/{self.total}", end=end, file=sys.stderr)
+
+
+async def play_sessions(gateway_url: str, sessions: int, turns: int) -> tuple[list[float], float]:
+    """S sessions x T sequential turns at once; returns each turn's latency and the wall time."""
+    progress = Progress(sessions * turns, f"{sessions:>3} sessions")
+    clients = [SessionClient(gateway_url, timeout_s=120.0) for _ in range(sessions)]
+    for client in clients:
+        await client.__aenter__()
+    latencies: list[float] = []
+
+    async def play(client: SessionClient) -> None:
         for _ in range(turns):
             started = time.perf_counter()
-            await session.say(TURN)
+            await client.say(TURN)
             latencies.append(time.perf_counter() - started)
-    return latencies
+            progress.step()
+
+    try:
+        started = time.perf_counter()
+        await asyncio.gather(*(play(c) for c in clients))
+        wall = time.perf_counter() - started
+    finally:
+        for client in clients:
+            await client.__aexit__(None, None, None)
+    return latencies, wall
 
 
-def run_bench(settings: ModelSettings, turns: int = 30, idle_s: float = 10.0) -> dict[str, Any]:
-    """Start the stack, measure, stop; returns and prints the figures."""
+async def measure_load(stack: EmbeddedStack, sessions: int, turns: int) -> dict[str, Any]:
+    """One session count: latency, throughput, and per-turn handler time, Redis and CPU."""
+    names = {c.pid: c.name for c in [*stack.infra, *stack.services] if c.popen is not None}
+    handlers_before = await handler_totals(stack.service_urls)
+    redis_before = await redis_commands(stack.redis_url)
+    cpu_before = cpu_by_pid(list(names))
+    latencies, wall = await play_sessions(stack.gateway_url, sessions, turns)
+    cpu_after = cpu_by_pid(list(names))
+    redis_after = await redis_commands(stack.redis_url)
+    handlers_after = await handler_totals(stack.service_urls)
+    played = len(latencies)
+    cpu_ms = {
+        names[pid]: round((cpu_after[pid] - cpu_before.get(pid, 0.0)) * 1000 / played, 2)
+        for pid in cpu_after
+    }
+    commands = {
+        name: round((calls - redis_before.get(name, 0)) / played, 2)
+        for name, calls in redis_after.items()
+        if calls - redis_before.get(name, 0) > 0
+    }
+    handlers = {}
+    for (service, event), (seconds, count) in sorted(handlers_after.items()):
+        old_seconds, old_count = handlers_before.get((service, event), (0.0, 0.0))
+        if count > old_count:
+            handlers[f"{service}/{event}"] = {
+                "per_turn": round((count - old_count) / played, 2),
+                "mean_ms": round((seconds - old_seconds) / (count - old_count) * 1000, 2),
+            }
+    return {
+        "sessions": sessions,
+        "turns": played,
+        "turn_p50_ms": round(percentile(latencies, 0.50) * 1000, 1),
+        "turn_p95_ms": round(percentile(latencies, 0.95) * 1000, 1),
+        "turn_p99_ms": round(percentile(latencies, 0.99) * 1000, 1),
+        "turns_per_s": round(played / wall, 1),
+        "cpu_ms_per_turn": round(sum(cpu_ms.values()), 2),
+        "cpu_ms_per_turn_by_process": dict(sorted(cpu_ms.items(), key=lambda kv: -kv[1])),
+        "redis_commands_per_turn": round(sum(commands.values()), 2),
+        "redis_commands_by_name": dict(sorted(commands.items(), key=lambda kv: -kv[1])),
+        "handler_ms_per_turn": round(
+            sum(h["per_turn"] * h["mean_ms"] for h in handlers.values()), 2
+        ),
+        "handlers": handlers,
+    }
+
+
+async def _bench(
+    stack: EmbeddedStack, sessions: list[int], turns: int, idle_s: float
+) -> dict[str, Any]:
+    wait_ms = int(stack.env.get("PLANWIRE_FETCH_MAX_WAIT_MS", "500"))
+    broker_rtt = await broker_rtt_ms(stack.bootstrap, wait_ms)
+    redis_rtt = await redis_rtt_ms(stack.redis_url)
+    await play_sessions(stack.gateway_url, 1, 2)  # warm-up: connections, first fetches
+    loads = [await measure_load(stack, count, turns) for count in sessions]
+    pids = stack.pids
+    before = cpu_seconds(pids)
+    await asyncio.sleep(idle_s)
+    idle_cpu = (cpu_seconds(pids) - before) / idle_s * 100
+    first = loads[0]
+    return {
+        "broker": stack.broker,
+        "fetch_max_wait_ms": wait_ms,
+        "broker_rtt_ms": round(broker_rtt, 2),
+        "redis_rtt_ms": round(redis_rtt, 3),
+        "turn_p50_ms": first["turn_p50_ms"],
+        "turn_p99_ms": loads[-1]["turn_p99_ms"],
+        "turns_per_s": max(load["turns_per_s"] for load in loads),
+        "turn_to_broker_rtt_ratio": round(first["turn_p50_ms"] / max(broker_rtt, 1e-3), 1),
+        "cpu_ms_per_turn": loads[-1]["cpu_ms_per_turn"],
+        "redis_commands_per_turn": loads[-1]["redis_commands_per_turn"],
+        "idle_cpu_pct": round(idle_cpu, 1),
+        "rss_mb": round(rss_mb(pids), 1),
+        "processes": len(pids),
+        "loads": loads,
+    }
+
+
+def run_bench(
+    settings: ModelSettings,
+    *,
+    sessions: list[int] | None = None,
+    turns: int = 10,
+    idle_s: float = 10.0,
+    json_path: Path | None = None,
+    details: bool = True,
+    log_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Start the stack, measure, stop; prints the figures and returns them."""
     from planwire.stack import EmbeddedStack
 
     started = time.monotonic()
-    with EmbeddedStack(settings) as stack:
+    with EmbeddedStack(settings, log_dir=log_dir) as stack:
         start_s = time.monotonic() - started
-        latencies = asyncio.run(turn_latencies(stack.gateway_url, turns))
-        before = cpu_seconds(stack.pids)
-        time.sleep(idle_s)
-        idle_cpu = (cpu_seconds(stack.pids) - before) / idle_s * 100
-        memory, processes = rss_mb(stack.pids), len(stack.pids)
-    figures = {
-        "start_s": round(start_s, 2),
-        "turn_p50_ms": round(statistics.median(latencies) * 1000, 1),
-        "turn_p95_ms": round(statistics.quantiles(latencies, n=20)[-1] * 1000, 1),
-        "idle_cpu_pct_of_one_core": round(idle_cpu, 1),
-        "rss_mb": round(memory, 1),
-        "processes": processes,
-    }
-    for name, value in figures.items():
-        print(f"{name}: {value}")
+        figures = asyncio.run(_bench(stack, sessions or [1, 20], turns, idle_s))
+    figures = {"start_s": round(start_s, 2), **figures}
+    print(report(figures, details=details))
+    if json_path is not None:
+        json_path.write_text(json.dumps(figures, indent=2) + "\n")
     return figures
+
+
+def report(figures: dict[str, Any], *, details: bool = True) -> str:
+    """The figures as text: a summary, one line per session count, then where time goes."""
+    lines = [
+        f"broker: {figures['broker']} (fetch wait {figures['fetch_max_wait_ms']} ms)",
+        f"start_s: {figures['start_s']}",
+        f"broker_rtt_ms: {figures['broker_rtt_ms']}  redis_rtt_ms: {figures['redis_rtt_ms']}",
+        f"idle_cpu_pct: {figures['idle_cpu_pct']} (of one core, whole stack)",
+        f"rss_mb: {figures['rss_mb']} ({figures['processes']} processes)",
+        f"turn_to_broker_rtt_ratio: {figures['turn_to_broker_rtt_ratio']} (turn p50 at "
+        f"{figures['loads'][0]['sessions']} session(s) / broker round trip)",
+        "sessions  turns  p50_ms  p95_ms  p99_ms  turns/s  cpu_ms/turn  redis_cmds/turn  "
+        "handler_ms/turn",
+    ]
+    for load in figures["loads"]:
+        lines.append(
+            f"{load['sessions']:>8}  {load['turns']:>5}  {load['turn_p50_ms']:>6}  "
+            f"{load['turn_p95_ms']:>6}  {load['turn_p99_ms']:>6}  {load['turns_per_s']:>7}  "
+            f"{load['cpu_ms_per_turn']:>11}  {load['redis_commands_per_turn']:>15}  "
+            f"{load['handler_ms_per_turn']:>15}"
+        )
+    if details:
+        for load in figures["loads"]:
+            lines.append(f"-- where the time goes at {load['sessions']} session(s), per turn --")
+            cpu = ", ".join(f"{k} {v}" for k, v in load["cpu_ms_per_turn_by_process"].items())
+            lines.append(f"cpu ms: {cpu}")
+            cmds = ", ".join(f"{k} {v}" for k, v in load["redis_commands_by_name"].items())
+            lines.append(f"redis commands: {cmds}")
+            for name, handler in load["handlers"].items():
+                lines.append(
+                    f"handler {name}: {handler['per_turn']}/turn, mean {handler['mean_ms']} ms"
+                )
+    return "\n".join(lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import runpy
 import signal
 import sys
@@ -93,6 +94,8 @@ def _announce(stack: EmbeddedStack) -> None:
     typer.echo(
         f"broker: {stack.bootstrap}\nredis: {stack.redis_url}\nlogs: {stack.log_dir}\npids: {pids}"
     )
+    if stack.gateway_url:
+        typer.echo(f"open {stack.gateway_url}/ in a browser for the page")
     typer.echo("planwire is up; Ctrl-C to stop.")
 
 
@@ -132,27 +135,59 @@ def demo(
     model: Backend | None = typer.Option(
         None, help="Model backend (default: $PLANWIRE_MODEL, else heuristic)."
     ),
+    open_page: bool = typer.Option(
+        False,
+        "--open",
+        help="Then open the conversation in a browser and keep the stack up until Ctrl-C.",
+    ),
 ) -> None:
     """Start the embedded stack, play a short conversation to a built workflow, stop."""
     from planwire.demo import run_demo
 
-    state = run_demo(_model_settings(model))
+    settings = _model_settings(model)
+    signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops the stack like Ctrl-C does
+    try:
+        state = run_demo(settings, open_page=open_page)
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
     if state["phase"] != "completed":
         raise typer.Exit(1)
 
 
 @app.command()
 def bench(
-    turns: int = typer.Option(30, min=2, help="Turns to time."),
+    sessions: str = typer.Option(
+        "1,20", help="Concurrent session counts to measure, comma-separated (e.g. 1,20,50)."
+    ),
+    turns: int = typer.Option(10, min=1, help="Sequential turns each session plays."),
     idle: float = typer.Option(10.0, help="Seconds to sample idle CPU."),
     model: Backend | None = typer.Option(
         None, help="Model backend (default heuristic: measures the plumbing)."
     ),
+    json_out: Path | None = typer.Option(None, "--json", help="Also write the figures here."),
+    broker: str | None = typer.Option(
+        None, help="Embedded broker: noida or tansu (default: $PLANWIRE_EMBEDDED_BROKER)."
+    ),
 ) -> None:
-    """Print figures for the embedded stack: start time, turn latency, idle CPU, memory."""
+    """Measure the embedded stack: turn latency and throughput at each session count, where
+    the time goes (handler time, Redis commands and CPU per turn), idle CPU, memory, start."""
     from planwire.bench import run_bench
 
-    run_bench(_model_settings(model), turns=turns, idle_s=idle)
+    try:
+        counts = [int(part) for part in sessions.split(",") if part.strip()]
+    except ValueError:
+        raise typer.BadParameter("--sessions takes whole numbers, e.g. 1,20") from None
+    if not counts or min(counts) < 1:
+        raise typer.BadParameter("--sessions needs at least one count of 1 or more")
+    if broker:
+        os.environ["PLANWIRE_EMBEDDED_BROKER"] = broker
+    run_bench(
+        _model_settings(model),
+        sessions=counts,
+        turns=turns,
+        idle_s=idle,
+        json_path=json_out,
+    )
 
 
 @app.command()

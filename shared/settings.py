@@ -15,6 +15,11 @@ class InfraSettings(BaseSettings):
     # Tansu does not wake long polls on new data: latency tracks this wait, so the
     # embedded stack sets it to a few milliseconds; a real Kafka can keep the default.
     fetch_max_wait_ms: int = 500
+    # The consumers a user's turn waits on (`turn_path` in planwire/topology.py) may poll
+    # more often than the rest: on a broker that does not wake long polls, latency goes to
+    # the few hops a user waits for and idle polling stays with the many that nobody waits
+    # on. Unset: fetch_max_wait_ms everywhere.
+    turn_fetch_max_wait_ms: int | None = None
     # Tansu completes a consumer-group join after about half the session timeout, and
     # reassigns a dead consumer's partitions after it: the embedded stack lowers both.
     consumer_session_timeout_ms: int = 10_000

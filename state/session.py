@@ -43,6 +43,11 @@ def _phase_key(session_id: str) -> str:
     return session_key(session_id, "phase")
 
 
+def phase_key(session_id: str) -> str:
+    """The phase's key, for a reader that must read it inside its own script (read-only)."""
+    return _phase_key(session_id)
+
+
 def _tenant_key(session_id: str) -> str:
     return session_key(session_id, "tenant")
 

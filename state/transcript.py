@@ -14,7 +14,7 @@ from __future__ import annotations
 from redis.asyncio import Redis
 
 from schemas.turn import ChatMessage
-from shared.redis import session_key, text_list
+from shared.redis import session_key, text_list, text_or_none
 
 WRITERS = {"TranscriptWriter": {"trimmer"}}
 
@@ -24,6 +24,23 @@ _ADD_ONCE = """
 if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1] .. '|' .. ARGV[2])
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[3]) end
+for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
+return 1
+"""
+
+# A reply goes right after the user message of its turn (ARGV[5]), else after the last entry;
+# then as _ADD_ONCE without recording a turn. One round trip instead of two or three.
+_ADD_REPLY_ONCE = """
+local position = redis.call('HGET', KEYS[3], ARGV[5])
+local score
+if position then
+  score = tonumber(position) + 1
+else
+  local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  score = (last[2] and tonumber(last[2]) or 0) + 1
+end
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call('ZADD', KEYS[1], score, ARGV[1] .. '|' .. ARGV[2])
 for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
 return 1
 """
@@ -49,6 +66,12 @@ async def read(redis: Redis, session_id: str, last: int | None = None) -> list[C
     return [decode(entry) for entry in text_list(raw)]
 
 
+async def read_first(redis: Redis, session_id: str) -> ChatMessage | None:
+    """The transcript's first message, if any (a session's title)."""
+    raw = text_list(await redis.zrange(_keys(session_id)[0], 0, 0))
+    return decode(raw[0]) if raw else None
+
+
 class TranscriptWriter:
     """Appends to one session's transcript, once per message id."""
 
@@ -61,18 +84,26 @@ class TranscriptWriter:
             session_id, f"user:{message.turn_id}", message, 2 * turn_seq, message.turn_id
         )
 
+    async def add_user_and_read_with(
+        self, session_id: str, turn_seq: int, message: ChatMessage, phase_key: str
+    ) -> tuple[list[ChatMessage], str | None]:
+        """Record the user's message of turn `turn_seq` once (a redelivery adds nothing), then
+        read the transcript and the value at `phase_key`: one round trip."""
+        args = (f"user:{message.turn_id}", message.model_dump_json(), 2 * turn_seq, self.ttl_s)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.eval(_ADD_ONCE, 3, *_keys(session_id), *args, message.turn_id)
+            pipe.zrange(_keys(session_id)[0], 0, -1)
+            pipe.get(phase_key)
+            _, raw, phase = await pipe.execute()
+        return [decode(entry) for entry in text_list(raw)], text_or_none(phase)
+
     async def add_reply(self, session_id: str, reply_id: str, message: ChatMessage) -> bool:
-        """Record an assistant reply right after the user message of its turn."""
-        position = await self.redis.hget(_keys(session_id)[2], message.turn_id)
-        score = int(position) + 1 if position else await self._last_score(session_id) + 1
-        return await self._add(session_id, f"assistant:{reply_id}", message, score, "")
+        """Record an assistant reply right after the user message of its turn: one round trip."""
+        args = (f"assistant:{reply_id}", message.model_dump_json(), 0, self.ttl_s, message.turn_id)
+        return bool(await self.redis.eval(_ADD_REPLY_ONCE, 3, *_keys(session_id), *args))
 
     async def _add(
         self, session_id: str, message_id: str, message: ChatMessage, score: int, turn_id: str
     ) -> bool:
         args = (message_id, message.model_dump_json(), score, self.ttl_s, turn_id)
         return bool(await self.redis.eval(_ADD_ONCE, 3, *_keys(session_id), *args))
-
-    async def _last_score(self, session_id: str) -> int:
-        last = await self.redis.zrange(_keys(session_id)[0], -1, -1, withscores=True)
-        return int(last[0][1]) if last else 0

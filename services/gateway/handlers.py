@@ -29,13 +29,19 @@ async def on_reply_generated(event: ReplyGenerated, store: SessionStore = Contex
 
 @handles("gateway", claim=False)
 async def on_plan_compiled(event: PlanCompiled, store: SessionStore = Context()) -> None:
-    """Tell the user which specialist steps the plan will run."""
+    """Tell the user which steps the plan will run, in order (the page draws them)."""
     specialists = [n.specialist for n in event.nodes if n.kind == "specialist" and n.specialist]
+    nodes = [n.model_dump(include={"node_id", "kind", "runner", "specialist"}) for n in event.nodes]
     await forward(
         store,
         event,
         "plan",
-        {"plan_id": event.plan_id, "specialists": specialists, "steps": len(event.nodes)},
+        {
+            "plan_id": event.plan_id,
+            "specialists": specialists,
+            "steps": len(event.nodes),
+            "nodes": nodes,
+        },
     )
 
 

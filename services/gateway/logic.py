@@ -7,6 +7,7 @@ import re
 import secrets
 from typing import Any
 
+from catalogue import Catalogue
 from schemas.outline import Outline, OutlineAction
 from schemas.turn import MAX_MESSAGE_CHARS
 
@@ -78,3 +79,11 @@ def outline_view(session_id: str, outline: Outline) -> dict[str, Any]:
         phases.append({"title": phase.title, "turns": phase.turns, **span(every), "topics": topics})
     indexed = sum(phase.turns for phase in outline.phases)
     return {"session_id": session_id, "turns_indexed": indexed, "phases": phases}
+
+
+def catalogue_view(catalogue: Catalogue, threshold: float) -> dict[str, Any]:
+    """What the page needs to show notes: each id's name and kind, and the threshold."""
+    return {
+        "threshold": threshold,
+        "entries": {e.id: {"name": e.name, "kind": e.kind} for e in catalogue.entries},
+    }

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 from prometheus_client import REGISTRY, make_asgi_app
 
+from catalogue import load_catalogue
 from planwire import topology
 from schemas.turn import TurnReceived
-from services.gateway import handlers, routes
+from services.gateway import browser_auth, handlers, logic, routes
 from services.gateway.metrics import phase_sampler
 from services.gateway.store import SessionStore
 from shared.service import Service
@@ -24,6 +27,19 @@ class Settings(InfraSettings):
 
     api_keys: dict[str, str] = {}
     phase_sample_s: float = 15.0
+    # The annotator's setting (same variable, PLANWIRE_READY_THRESHOLD): the page draws it.
+    ready_threshold: float = 0.8
+
+
+WEB = Path(__file__).parent / "web"
+# The page loads only its own files and talks only to this origin.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
 
 
 settings = Settings()
@@ -41,6 +57,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             turns,
             settings.api_keys,
         )
+        app.state.catalogue_view = logic.catalogue_view(load_catalogue(), settings.ready_threshold)
         broker.context.set_global("store", app.state.store)
         await broker.start()
         async with phase_sampler(opened.redis, settings.phase_sample_s):
@@ -50,7 +67,15 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 app = FastAPI(title="planwire gateway", version="1.0.0", lifespan=lifespan)
 app.include_router(routes.router)
+app.include_router(browser_auth.router)
 app.mount("/metrics", make_asgi_app(REGISTRY))
+app.mount("/ui", StaticFiles(directory=WEB), name="ui")
+
+
+@app.get("/", include_in_schema=False)
+async def page() -> FileResponse:
+    """The web page: chat, notes, confirmation, the plan and its progress (static files)."""
+    return FileResponse(WEB / "index.html", headers=PAGE_HEADERS)
 
 
 @app.get("/health", include_in_schema=False)

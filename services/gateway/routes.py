@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -10,13 +11,13 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from schemas.turn import Phase, TurnReceived
-from services.gateway import logic
+from services.gateway import browser_auth, logic
 from services.gateway.metrics import SESSIONS_CREATED, TURNS
 from services.gateway.store import SessionStore
 
 router = APIRouter(prefix="/v1")
 KEEPALIVE_MS = 15_000
-OPEN_PHASES = {Phase.GATHERING, Phase.CONFIRMING}
+OPEN_PHASES = [Phase.GATHERING, Phase.CONFIRMING]  # the first is an absent phase's
 
 
 class MessageIn(BaseModel):
@@ -33,14 +34,16 @@ def store_of(request: Request) -> SessionStore:
 
 
 def tenant_of(request: Request, authorization: str | None = Header(default=None)) -> str:
-    """The caller's tenant from its bearer key; open access when no keys are configured."""
+    """The caller's tenant from its bearer key or its sign-in cookie; open without keys."""
     keys: dict[str, str] = request.app.state.api_keys
     if not keys:
         return "public"
-    token = (authorization or "").removeprefix("Bearer ").strip()
-    if token not in keys:
+    tenant = browser_auth.bearer_tenant(keys, authorization) or browser_auth.verify(
+        request.cookies.get(browser_auth.COOKIE), time.time()
+    )
+    if tenant is None:
         raise HTTPException(401, "missing or unknown API key")
-    return keys[token]
+    return tenant
 
 
 async def owned_session(
@@ -63,6 +66,21 @@ async def create_session(
     return {"session_id": session_id, "phase": Phase.GATHERING}
 
 
+@router.get("/sessions")
+async def list_sessions(
+    tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
+) -> dict[str, Any]:
+    """The caller's recent conversations, newest first, to come back to."""
+    return {"sessions": await store.sessions_of(tenant)}
+
+
+@router.get("/catalogue")
+async def catalogue_names(request: Request, _tenant: str = Depends(tenant_of)) -> dict[str, Any]:
+    """Catalogue ids with their names and kinds, and the confidence threshold the notes meet."""
+    view: dict[str, Any] = request.app.state.catalogue_view
+    return view
+
+
 @router.post("/sessions/{session_id}/messages", status_code=202)
 async def post_message(
     body: MessageIn, request: Request, session_id: str = Depends(owned_session)
@@ -73,12 +91,11 @@ async def post_message(
     except logic.BadInput as exc:
         raise HTTPException(422, str(exc)) from exc
     store = store_of(request)
-    phase = await store.phase(session_id)
-    if phase not in OPEN_PHASES:
+    seq, phase = await store.next_turn_if_open(session_id, OPEN_PHASES)
+    if seq is None:
         raise HTTPException(
             409, f"the session is {phase}; it takes messages only while gathering or confirming"
         )
-    seq = await store.next_turn(session_id)
     event = TurnReceived(
         session_id=session_id, turn_id=logic.new_turn_id(), text=text, turn_seq=seq
     )

@@ -14,7 +14,9 @@ client's connection reads it, and a reconnecting client resumes after its Last-E
 from __future__ import annotations
 
 import json
-from typing import Any
+import time
+from collections.abc import Sequence
+from typing import Any, cast
 
 from redis.asyncio import Redis
 
@@ -32,6 +34,25 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 return id
 """
 STREAM_MAXLEN = 10_000
+# The session's phase and, while it is one of the open phases (ARGV[2..]), the next turn's
+# position: one round trip for what a posted message needs. Returns {position or 0, phase}.
+_NEXT_TURN_IF_OPEN = """
+local phase = redis.call('GET', KEYS[1]) or ARGV[2]
+for i = 2, #ARGV do
+  if phase == ARGV[i] then
+    local position = redis.call('INCR', KEYS[2])
+    redis.call('EXPIRE', KEYS[2], ARGV[1])
+    return {position, phase}
+  end
+end
+return {0, phase}
+"""
+SESSION_LIST_MAX = 50
+
+
+def tenant_sessions_key(tenant: str) -> str:
+    """The tenant's sessions, newest last, scored by creation time (for the page's list)."""
+    return f"pw:tenant:{{{tenant}}}:sessions"
 
 
 class SessionStore:
@@ -41,16 +62,50 @@ class SessionStore:
         self.redis, self.ttl_s = redis, ttl_s
 
     async def create(self, session_id: str, tenant: str) -> None:
-        """A new session in the gathering phase."""
+        """A new session in the gathering phase, listed under its tenant."""
         await session.open_session(self.redis, session_id, tenant, self.ttl_s)
-
-    async def next_turn(self, session_id: str) -> int:
-        """The next turn's position in the session."""
-        key = session_key(session_id, "turns")
+        index = tenant_sessions_key(tenant)
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.incr(key)
-            pipe.expire(key, self.ttl_s)
-            return int((await pipe.execute())[0])
+            pipe.zadd(index, {session_id: time.time()})
+            # Bounded: the oldest entries beyond the list's length are dropped.
+            pipe.zremrangebyrank(index, 0, -(SESSION_LIST_MAX + 1))
+            pipe.expire(index, self.ttl_s)
+            await pipe.execute()
+
+    async def sessions_of(self, tenant: str) -> list[dict[str, Any]]:
+        """The tenant's live sessions, newest first: id, created, phase, first words."""
+        entries = cast(
+            "list[tuple[bytes | str, float]]",
+            await self.redis.zrevrange(tenant_sessions_key(tenant), 0, -1, withscores=True),
+        )
+        listed = []
+        for raw_id, created in entries:
+            session_id = text(raw_id)
+            if await session.tenant(self.redis, session_id) != tenant:  # expired since listed
+                continue
+            first = await transcript.read_first(self.redis, session_id)
+            listed.append(
+                {
+                    "session_id": session_id,
+                    "created": created,
+                    "phase": await session.phase(self.redis, session_id),
+                    "title": first.text if first else "",
+                }
+            )
+        return listed
+
+    async def next_turn_if_open(
+        self, session_id: str, open_phases: Sequence[str]
+    ) -> tuple[int | None, str]:
+        """The next turn's position and the phase while the phase is open, else (None, phase).
+
+        An absent phase reads as the first of `open_phases` (a session starts gathering).
+        """
+        keys = (session.phase_key(session_id), session_key(session_id, "turns"))
+        position, phase = await self.redis.eval(
+            _NEXT_TURN_IF_OPEN, 2, *keys, self.ttl_s, *open_phases
+        )
+        return (int(position) or None), phase
 
     async def tenant(self, session_id: str) -> str | None:
         """The tenant that owns the session, or None if there is no such session."""

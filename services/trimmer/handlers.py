@@ -26,10 +26,8 @@ class Deps(HandlerDeps):
 async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
     """Append the user's message, trim the history to whole change units, pass it on."""
     message = ChatMessage(role="user", text=event.text, turn_id=event.turn_id or "")
-    await deps.store.add_user(event.session_id, event.turn_seq, message)
-    history = await deps.store.read(event.session_id)
+    history, phase = await deps.store.add_user_and_read(event.session_id, event.turn_seq, message)
     kept, dropped = logic.trim(history, deps.budget_tokens)
-    phase = await deps.store.phase(event.session_id)
     out = ContextTrimmed.caused_by(
         event, user_text=event.text, messages=kept, dropped_units=dropped, phase=phase
     )

@@ -14,6 +14,16 @@ class TranscriptStore(TranscriptWriter):
         """The whole transcript, in conversation order."""
         return await transcript.read(self.redis, session_id)
 
+    async def add_user_and_read(
+        self, session_id: str, turn_seq: int, message: ChatMessage
+    ) -> tuple[list[ChatMessage], str]:
+        """Record the user's message once, then read the transcript and the phase: one round
+        trip (an absent phase reads as gathering, as a new session starts)."""
+        history, phase = await self.add_user_and_read_with(
+            session_id, turn_seq, message, session.phase_key(session_id)
+        )
+        return history, phase or "gathering"
+
     async def phase(self, session_id: str) -> str:
         """The session's phase as the gateway and the phase owners left it."""
         return await session.phase(self.redis, session_id)

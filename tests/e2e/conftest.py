@@ -14,3 +14,12 @@ def stack():
 
     with EmbeddedStack(ModelSettings(model="heuristic")) as running:
         yield running
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say where the browser tests left their screenshots."""
+    import sys
+
+    web = sys.modules.get("tests.e2e.web")
+    if web is not None and web.ARTIFACTS.exists():
+        terminalreporter.write_line(f"browser test screenshots: {web.ARTIFACTS}")

@@ -1,4 +1,5 @@
-"""The embedded stack on real processes: Tansu, Valkey and fake services come up and go away.
+"""The embedded stack on real processes: the broker (Tansu or noida-db), Valkey and fake
+services come up and go away.
 
 The fake service (tests/support/fake_service.py) stands in for the real ones so these tests
 check the stack's process handling alone; `--grandchild` makes it spawn a process of its
@@ -77,7 +78,8 @@ async def test_stack_serves_every_part_and_stop_leaves_no_process(tmp_path):
     assert health == [204, 204] and len(pids) == 4 and len(grandchildren) == 1
     assert (
         stack.env["PLANWIRE_KAFKA_BOOTSTRAP"] == stack.bootstrap
-        and stack.env["PLANWIRE_FETCH_MAX_WAIT_MS"] == "150"
+        and stack.env["PLANWIRE_FETCH_MAX_WAIT_MS"] == "250"
+        and stack.env["PLANWIRE_TURN_FETCH_MAX_WAIT_MS"] == "50"
     )
     assert [p for p in [*pids, *grandchildren] if running(p)] == []
     stack.stop()  # a second stop is harmless
@@ -91,6 +93,30 @@ async def test_a_service_that_dies_at_start_fails_the_start_with_its_log_and_cle
         )
     assert "broken exited" in str(failure.value)
     assert stack.pids == [] and (stack.log_dir / "broken.log").exists()
+
+
+async def test_the_noida_broker_is_selectable_and_serves_the_stack(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLANWIRE_EMBEDDED_BROKER", "noida")
+    monkeypatch.delenv("PLANWIRE_FETCH_MAX_WAIT_MS", raising=False)
+    stack = EmbeddedStack(log_dir=tmp_path)
+    await stack.astart([ServiceSpec("gateway", FAKE)])
+    try:
+        pids = stack.pids
+        topics = await broker_topics(stack.bootstrap)
+        async with httpx.AsyncClient() as http:
+            health = (await http.get(f"{stack.gateway_url}/health")).status_code
+    finally:
+        await stack.astop()
+    assert {t.name for t in all_topics(RUNNERS)} <= topics and health == 204
+    assert stack.broker == "noida" and (tmp_path / "noida.log").exists()
+    assert stack.env["PLANWIRE_FETCH_MAX_WAIT_MS"] == "500"
+    assert [p for p in pids if running(p)] == []
+
+
+def test_an_unknown_embedded_broker_is_refused_with_the_choices(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLANWIRE_EMBEDDED_BROKER", "kafka9")
+    with pytest.raises(StackError, match=r"tansu, noida"):
+        EmbeddedStack(log_dir=tmp_path)
 
 
 def read_lines(stream, lines: queue.Queue) -> None:

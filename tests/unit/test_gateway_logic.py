@@ -45,3 +45,13 @@ def test_sse_frame_carries_id_type_and_json():
 )
 def test_resume_point_follows_last_event_id(header, start):
     assert logic.resume_point(header) == start
+
+
+def test_the_page_gets_every_catalogue_name_and_the_threshold():
+    from catalogue import load_catalogue
+
+    catalogue = load_catalogue()
+    view = logic.catalogue_view(catalogue, 0.8)
+    assert view["threshold"] == 0.8
+    assert view["entries"]["gmail"] == {"name": catalogue.get("gmail").name, "kind": "integration"}
+    assert set(view["entries"]) == {e.id for e in catalogue.entries}

@@ -43,3 +43,35 @@ def test_each_service_subscribes_what_the_topology_declares(node):
         for topic in sub.topic_names
     }
     assert wired == {(c.event.topic.name, handler_name(c.event)) for c in node.consumes}
+
+
+def test_the_turn_path_is_the_hops_a_user_waits_on_for_a_reply():
+    on_path = {(n.name, c.event.__name__) for n in SERVICES for c in n.consumes if c.turn_path}
+    gathering_turn = {
+        ("trimmer", "TurnReceived"),
+        ("annotator", "ContextTrimmed"),
+        ("conversation", "NotesUpdated"),
+        ("gateway", "ReplyGenerated"),
+    }
+    assert gathering_turn <= on_path
+    # Planning and running a workflow, and closing a change unit, keep the shared wait.
+    assert not {name for name, _ in on_path} & {"planner", "dispatcher", "specialist"}
+    assert ("trimmer", "ReplyGenerated") not in on_path
+
+
+def test_turn_path_consumers_poll_at_the_turn_wait_and_the_rest_at_the_shared_one():
+    from planwire.topology import node
+    from services.trimmer import handlers
+    from shared.service import Service
+    from shared.settings import InfraSettings
+
+    settings = InfraSettings(fetch_max_wait_ms=500, turn_fetch_max_wait_ms=40)
+    service = Service.declared(node("trimmer"), settings, handlers=handlers)
+    waits = {
+        s.group_id: s._connection_args["fetch_max_wait_ms"] for s in service.broker.subscribers
+    }
+    assert waits == {"trimmer.turns": 40, "trimmer.replies": 500}
+    unset = Service.declared(
+        node("trimmer"), InfraSettings(fetch_max_wait_ms=300), handlers=handlers
+    )
+    assert {s._connection_args["fetch_max_wait_ms"] for s in unset.broker.subscribers} == {300}
