@@ -10,7 +10,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from deploy.inventory import COMMON_ENV, CREATE_TOPICS_SCRIPT, HTTP_PORT, Workload, workloads
+from deploy.inventory import COMMON_ENV, CREATE_TOPICS_SCRIPT, HTTP_PORT, Workload, deployed
 
 TEMPLATE = Path(__file__).parent / "templates" / "docker-compose.yml"
 
@@ -22,7 +22,7 @@ def render_compose() -> str:
     text = text.replace(
         "@@CREATE_TOPICS_SCRIPT@@", textwrap.indent(CREATE_TOPICS_SCRIPT.rstrip("\n"), " " * 8)
     )
-    return text.replace("@@SERVICES@@", "\n".join(_service_block(w) for w in workloads()))
+    return text.replace("@@SERVICES@@", "\n".join(_service_block(w) for w in deployed()))
 
 
 def _env_lines(env: dict[str, str], indent: int) -> str:

@@ -73,8 +73,76 @@ def traffic() -> list[Panel]:
     ]
 
 
+def lag() -> list[Panel]:
+    """Backlog per consumer group (services/lag) and who owns the partitions."""
+    return [
+        Panel(
+            "Consumer lag per group and topic",
+            (("sum by (group, topic) (planwire_consumer_lag)", "{{group}} {{topic}}"),),
+            "short",
+            "Messages published and not yet processed. Growing lag that never returns to zero "
+            "fires PlanwireConsumerGroupBehind; KEDA scales each workload on it.",
+        ),
+        Panel(
+            "Consumer lag per service",
+            (
+                (
+                    'sum by (component) (label_replace(planwire_consumer_lag, "component", '
+                    '"$1", "group", "([^.]+)\\\\..*"))',
+                    "{{component}}",
+                ),
+            ),
+        ),
+        Panel(
+            "Partitions owned per workload and group",
+            (
+                (
+                    "sum by (workload, group) (planwire_assigned_partitions)",
+                    "{{workload}} {{group}}",
+                ),
+            ),
+            "short",
+            "Replicas beyond a topic's partition count own nothing and idle.",
+        ),
+    ]
+
+
 def latency() -> list[Panel]:
     return [
+        Panel(
+            "Turn latency p50 / p95 (message accepted to reply streamed)",
+            (
+                (
+                    "histogram_quantile(0.5, sum by (le) (rate(planwire_turn_seconds_bucket[$__rate_interval])))",
+                    "p50",
+                ),
+                (
+                    "histogram_quantile(0.95, sum by (le) (rate(planwire_turn_seconds_bucket[$__rate_interval])))",
+                    "p95",
+                ),
+            ),
+            "s",
+            "End to end through every service, timed by the gateway. PlanwireTurnLatencyHigh fires when p95 stays over 20 s.",
+        ),
+        Panel(
+            "Time to saved workflow p50 / p95 (confirmation to workflow)",
+            (
+                (
+                    "histogram_quantile(0.5, sum by (le) (rate(planwire_workflow_seconds_bucket[$__rate_interval])))",
+                    "p50",
+                ),
+                (
+                    "histogram_quantile(0.95, sum by (le) (rate(planwire_workflow_seconds_bucket[$__rate_interval])))",
+                    "p95",
+                ),
+            ),
+            "s",
+        ),
+        Panel(
+            "Handler p95 per service and event",
+            ((p95("planwire_handler_seconds", "service, event"), "{{service}} {{event}}"),),
+            "s",
+        ),
         Panel(
             "Handler p95 per service and topic",
             (
@@ -258,6 +326,7 @@ def reliability() -> list[Panel]:
 
 ROWS = (
     ("Traffic", traffic),
+    ("Consumer lag", lag),
     ("Latency", latency),
     ("Model health", model_health),
     ("Overrides, fallbacks and plan repairs", corrections),

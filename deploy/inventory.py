@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from catalogue import load_catalogue
-from planwire.topology import SERVICES
+from planwire.topology import SERVICES, node
+from schemas.plan import RunStep
 from schemas.topics import Topic, all_topics
 from services.specialist.runners import ALL, select_runners
 
@@ -34,6 +35,8 @@ COMMON_ENV = {
     "PLANWIRE_PARTITIONS": "4",
     # A real Kafka wakes long polls when data arrives, so the default wait costs no latency.
     "PLANWIRE_FETCH_MAX_WAIT_MS": "500",
+    # One JSON object a line, with session, event and trace ids (shared/logs.py).
+    "PLANWIRE_LOG_FORMAT": "json",
 }
 
 
@@ -50,6 +53,22 @@ class Workload:
     def uses_model(self) -> bool:
         """Whether it needs PLANWIRE_MODEL_* settings and the model API key."""
         return self.component in MODEL_SERVICES
+
+    @property
+    def groups(self) -> dict[str, list[Topic]]:
+        """Its consumer groups and the topics each reads, as the topology declares them."""
+        return consumer_groups(self.component, self.runner)
+
+
+def consumer_groups(component: str, runner: str | None = None) -> dict[str, list[Topic]]:
+    """Consumer group -> topics of one deployed service (a specialist deployment: one runner)."""
+    if runner is not None:
+        return {f"specialist.{runner}": [RunStep.topic_for(runner)]}
+    groups: dict[str, list[Topic]] = {}
+    for consumed in node(component).consumes:
+        if consumed.event.topic is not None:
+            groups.setdefault(consumed.group, []).append(consumed.event.topic)
+    return groups
 
 
 def dns_name(identifier: str) -> str:
@@ -71,6 +90,16 @@ def workloads() -> list[Workload]:
     """Core services first, then one specialist deployment per runner."""
     core = [Workload(name, name, (name,)) for name in CORE_SERVICES]
     return [*core, *(specialist(r) for r in runners())]
+
+
+# The lag exporter (services/lag): one replica for the whole system, no autoscaler and no
+# consumer group of its own; it reads every group's committed offsets.
+LAG_EXPORTER = Workload("lag", "lag", ("lag",))
+
+
+def deployed() -> list[Workload]:
+    """Everything compose and Kubernetes run from the planwire image, scraped alike."""
+    return [*workloads(), LAG_EXPORTER]
 
 
 def topics() -> list[Topic]:

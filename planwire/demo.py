@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import time
 import webbrowser
@@ -31,9 +32,7 @@ async def play(gateway_url: str, console: Console, *, full_path: bool = True) ->
             await exchange(session, console, text)
         if full_path and (await session.state())["phase"] == "confirming":
             await exchange(session, console, CONFIRM)
-            final = await session.wait_for(
-                lambda e: show(console, e) and e.type in FINAL_EVENTS, timeout_s=120
-            )
+            final = await follow_build(session, console)
             console.print(
                 f"[bold]{final.type}[/]: {final.data.get('summary') or final.data.get('reason')}"
             )
@@ -50,14 +49,50 @@ async def exchange(session: SessionClient, console: Console, text: str) -> Strea
     return reply
 
 
-def show(console: Console, event: StreamEvent) -> bool:
-    """Print a progress event as it streams by; always True so it can sit in a predicate."""
-    if event.type == "progress":
-        data = event.data
-        console.print(
-            f"  step {data['node_index'] + 1}/{data['total']} {data['runner']}: {data['status']}"
+async def follow_build(session: SessionClient, console: Console) -> StreamEvent:
+    """Print every step's progress until the outcome, and the last step's completion.
+
+    Progress is read from everything the stream delivered (`session.seen`), not only what is
+    still queued: the first step often starts before the reply to the confirming message,
+    which `say` waits for. The outcome and the last step's progress travel on different
+    topics, so either may arrive first: after the outcome, wait briefly for the other.
+    """
+    printed: set[str] = set()
+
+    def show_new(_event: object = None) -> bool:
+        for line, event_id in progress_lines(session.seen, printed):
+            printed.add(event_id)
+            console.print(line)
+        return True
+
+    final = await session.wait_for(lambda e: show_new() and e.type in FINAL_EVENTS, 120)
+    if final.type == "workflow_completed" and not last_step_done(session.seen):
+        with contextlib.suppress(TimeoutError):
+            await session.wait_for(lambda e: show_new() and last_step_done(session.seen), 5)
+    show_new()
+    return final
+
+
+def progress_lines(events: list[StreamEvent], printed: set[str]) -> list[tuple[str, str]]:
+    """`step i/n runner: status` for each progress event not printed yet, with its id."""
+    return [
+        (
+            f"  step {e.data['node_index'] + 1}/{e.data['total']} {e.data['runner']}: {e.data['status']}",
+            e.id,
         )
-    return True
+        for e in events
+        if e.type == "progress" and e.id not in printed
+    ]
+
+
+def last_step_done(events: list[StreamEvent]) -> bool:
+    """Whether the plan's last step reported completion."""
+    return any(
+        e.type == "progress"
+        and e.data["status"] == "completed"
+        and e.data["node_index"] + 1 == e.data["total"]
+        for e in events
+    )
 
 
 def run_demo(settings: ModelSettings | None = None, *, open_page: bool = False) -> dict[str, Any]:

@@ -193,9 +193,16 @@ class ServiceSpec:
 def embedded_services(settings: object = None) -> list[ServiceSpec]:
     """The services `planwire up` starts, in start order.
 
-    `settings` (model settings) is accepted so entries can depend on it later.
+    `settings` (model settings) is accepted so entries can depend on it later. The lag
+    exporter (`services/lag`, no events of its own) comes last; it watches the groups the
+    broker knows, since the one `--all` specialist process uses groups of its own.
     """
-    return [ServiceSpec(n.name, f"services.{n.name}.main", n.embedded_args) for n in SERVICES]
+    declared = [ServiceSpec(n.name, f"services.{n.name}.main", n.embedded_args) for n in SERVICES]
+    return [*declared, LAG_EXPORTER]
+
+
+# Not a node: it consumes no event, it reads every group's offsets (services/lag/main.py).
+LAG_EXPORTER = ServiceSpec("lag", "services.lag.main", ("--discovered",))
 
 
 def parse_services(text: str) -> list[ServiceSpec]:

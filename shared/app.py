@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import uvicorn
@@ -11,6 +10,7 @@ from faststream.kafka import KafkaBroker
 from faststream.specification import AsyncAPI
 from prometheus_client import REGISTRY, make_asgi_app
 
+from shared.logs import configure_logging
 from shared.settings import InfraSettings
 
 
@@ -29,11 +29,9 @@ def build_app(
     )
 
 
-def serve(app: Any, settings: InfraSettings) -> None:
+def serve(app: Any, settings: InfraSettings, name: str = "planwire") -> None:
     """Run an ASGI app under uvicorn until SIGTERM or Ctrl-C."""
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s"
-    )
+    configure_logging(settings.log_level, settings.log_format, name)
     uvicorn.run(
         app, host=settings.http_host, port=settings.http_port, log_level="warning", lifespan="on"
     )

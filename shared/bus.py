@@ -13,13 +13,15 @@ from faststream.middlewares import AckPolicy
 from prometheus_client import REGISTRY
 
 from shared.deadletter import DeadLetterMiddleware
+from shared.metrics import PartitionOwnership
 from shared.settings import InfraSettings
+from shared.tracing import kafka_middlewares
 
 log = logging.getLogger("planwire.bus")
 
 
 def make_broker(settings: InfraSettings, *, client_id: str) -> KafkaBroker:
-    """A broker with dead-lettering and Prometheus metrics on every subscriber.
+    """A broker with dead-lettering, Prometheus metrics and trace propagation on every subscriber.
 
     Idempotent producers fail on the embedded broker and buy nothing here: exactly-once
     effects come from idempotent handlers.
@@ -30,6 +32,7 @@ def make_broker(settings: InfraSettings, *, client_id: str) -> KafkaBroker:
         enable_idempotence=False,
         middlewares=[
             KafkaPrometheusMiddleware(registry=REGISTRY, app_name=client_id),
+            *kafka_middlewares(client_id),
             DeadLetterMiddleware.factory(
                 max_bytes=settings.max_message_bytes, attempts=settings.handler_attempts
             ),
@@ -38,9 +41,11 @@ def make_broker(settings: InfraSettings, *, client_id: str) -> KafkaBroker:
 
 
 def consumer_options(settings: InfraSettings, group_id: str) -> dict[str, Any]:
-    """Subscriber options: a consumer group, commit after processing, a tunable fetch wait."""
+    """Subscriber options: a consumer group, commit after processing, a tunable fetch wait,
+    and the partitions it owns counted (`planwire_assigned_partitions`)."""
     return {
         "group_id": group_id,
+        "listener": PartitionOwnership(group_id),
         "ack_policy": AckPolicy.ACK,
         "fetch_max_wait_ms": settings.fetch_max_wait_ms,
         "auto_offset_reset": "earliest",

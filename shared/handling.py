@@ -47,7 +47,10 @@ def handles(service: str, *, claim: Claim = True) -> Callable[[Handler], Handler
             bound = signature.bind(*args, **kwargs)
             event = next(iter(bound.arguments.values()))
             name = type(event).__name__
-            with bound_session(event.session_id), HANDLER_SECONDS.labels(service, name).time():
+            with (
+                bound_session(event.session_id, str(event.event_id)),
+                HANDLER_SECONDS.labels(service, name).time(),
+            ):
                 if claim is True or (callable(claim) and claim(event)):
                     deps = bound.arguments["deps"]
                     async with claim_event(

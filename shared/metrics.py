@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Histogram
+from typing import Any
+
+from aiokafka.abc import ConsumerRebalanceListener
+from prometheus_client import Counter, Gauge, Histogram
 
 OVERRIDES = Counter(
     "planwire_overrides_total",
@@ -21,3 +24,35 @@ def record_overrides(service: str, rules: list[str]) -> None:
     """Count each rule that fired."""
     for rule in rules:
         OVERRIDES.labels(service, rule).inc()
+
+
+ASSIGNED_PARTITIONS = Gauge(
+    "planwire_assigned_partitions",
+    "Partitions this process's consumers own now, by consumer group.",
+    ["group"],
+)
+
+
+class PartitionOwnership(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Keeps `planwire_assigned_partitions` true for one consumer of `group`.
+
+    A replica beyond a topic's partition count owns nothing and rightly receives nothing;
+    alerts about silent consumers look at this gauge so they never page for it.
+    """
+
+    _owned: dict[str, dict[int, int]] = {}  # group -> {listener id: partitions it owns}
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+        self._set(0)
+
+    def on_partitions_revoked(self, revoked: Any) -> None:
+        self._set(0)  # eager rebalancing: every partition is revoked, then all reassigned
+
+    def on_partitions_assigned(self, assigned: Any) -> None:
+        self._set(len(assigned))
+
+    def _set(self, count: int) -> None:
+        owned = self._owned.setdefault(self.group, {})
+        owned[id(self)] = count
+        ASSIGNED_PARTITIONS.labels(self.group).set(sum(owned.values()))

@@ -10,18 +10,25 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 _session: ContextVar[str | None] = ContextVar("planwire_session", default=None)
+_event: ContextVar[str | None] = ContextVar("planwire_event", default=None)
 
 
 @contextmanager
-def bound_session(session_id: str) -> Iterator[None]:
-    """Work done inside this block (model calls) is charged to `session_id`."""
-    token = _session.set(session_id)
+def bound_session(session_id: str, event_id: str | None = None) -> Iterator[None]:
+    """Work done inside this block (model calls) is charged to `session_id`; logs name both."""
+    token, event_token = _session.set(session_id), _event.set(event_id)
     try:
         yield
     finally:
+        _event.reset(event_token)
         _session.reset(token)
 
 
 def current_session() -> str | None:
     """The session bound by the innermost `bound_session`, if any."""
     return _session.get()
+
+
+def current_event() -> str | None:
+    """The id of the event being handled, if any (for logs)."""
+    return _event.get()

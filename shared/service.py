@@ -148,7 +148,7 @@ class Service:
 
     def serve(self, app: Any) -> None:
         """Run the app under uvicorn with this service's settings."""
-        serve(app, self.settings)
+        serve(app, self.settings, self.name)
 
 
 def handler_name(event: type) -> str:

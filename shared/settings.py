@@ -32,3 +32,4 @@ class InfraSettings(BaseSettings):
     dedupe_ttl_s: int = 7 * 24 * 3600
     session_ttl_s: int = 30 * 24 * 3600
     log_level: str = "INFO"
+    log_format: str = "text"  # "json" in containers: one object a line (shared/logs.py)

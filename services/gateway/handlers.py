@@ -9,6 +9,7 @@ from faststream import Context
 from schemas.envelope import Event
 from schemas.plan import PlanCompiled, StepProgressed, WorkflowCompleted, WorkflowFailed
 from schemas.turn import ReplyGenerated
+from services.gateway.metrics import observe_outbound
 from services.gateway.store import SessionStore
 from shared.handling import handles
 
@@ -17,6 +18,7 @@ async def forward(store: SessionStore, event: Event, event_type: str, data: dict
     """Append once; the SSE readers on every replica pick it up from Redis."""
     payload = {"event_id": str(event.event_id), "turn_id": event.turn_id, **data}
     await store.publish_outbound(event.session_id, str(event.event_id), event_type, payload)
+    observe_outbound(event_type)
 
 
 @handles("gateway", claim=False)

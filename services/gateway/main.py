@@ -20,6 +20,7 @@ from services.gateway.metrics import phase_sampler
 from services.gateway.store import SessionStore
 from shared.service import Service
 from shared.settings import InfraSettings
+from shared.tracing import TraceRequests
 
 
 class Settings(InfraSettings):
@@ -66,6 +67,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 app = FastAPI(title="planwire gateway", version="1.0.0", lifespan=lifespan)
+app.add_middleware(TraceRequests, service="gateway")  # a turn's trace starts at its request
 app.include_router(routes.router)
 app.include_router(browser_auth.router)
 app.mount("/metrics", make_asgi_app(REGISTRY))

@@ -7,10 +7,11 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
-from prometheus_client import Counter, Gauge
+from prometheus_client import Counter, Gauge, Histogram
 from redis.asyncio import Redis
 
 from schemas.turn import Phase
+from shared.tracing import seconds_since_accepted
 from state import session
 
 log = logging.getLogger("planwire.gateway")
@@ -21,6 +22,26 @@ SESSIONS_BY_PHASE = Gauge(
     "planwire_sessions_by_phase", "Live sessions in each phase (sampled from Redis).", ["phase"]
 )
 SAMPLE_EVERY_S = 15.0
+# End to end, gateway to gateway, timed against the accepting request's baggage stamp
+# (shared/tracing.py): every hop and every wait on a model is inside.
+TURN_SECONDS = Histogram(
+    "planwire_turn_seconds",
+    "From a user's message accepted to planwire's reply to it streamed.",
+    buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120),
+)
+WORKFLOW_SECONDS = Histogram(
+    "planwire_workflow_seconds",
+    "From the confirming message accepted to the saved workflow streamed.",
+    buckets=(1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200),
+)
+TIMED = {"reply": TURN_SECONDS, "workflow_completed": WORKFLOW_SECONDS}
+
+
+def observe_outbound(event_type: str) -> None:
+    """Time a reply or a saved workflow against the message that caused it, when known."""
+    histogram, elapsed = TIMED.get(event_type), seconds_since_accepted()
+    if histogram is not None and elapsed is not None:
+        histogram.observe(elapsed)
 
 
 async def sample_phases_forever(redis: Redis, every_s: float = SAMPLE_EVERY_S) -> None:

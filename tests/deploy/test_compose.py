@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import yaml
 
 from catalogue import load_catalogue
@@ -50,8 +52,8 @@ def test_docker_compose_config_really_validates(tmp_path):
 def test_every_service_and_every_specialist_has_its_own_container():
     services = compose()["services"]
     specialists = {f"specialist-{r.replace('_', '-')}": r for r in expected_runners()}
-    assert set(services) == CORE | INFRA | set(specialists)
-    for name in CORE:
+    assert set(services) == CORE | INFRA | set(specialists) | {"lag"}
+    for name in [*CORE, "lag"]:
         assert services[name]["command"] == [name]
     for name, runner in specialists.items():
         assert services[name]["command"] == ["specialist", runner]
@@ -130,9 +132,45 @@ def test_prometheus_and_grafana_get_their_provisioned_files():
         assert (ROOT / mounted).is_file()
 
 
-def test_prometheus_scrapes_every_planwire_container():
+def test_prometheus_scrapes_every_replica_of_every_planwire_service():
+    """DNS discovery of each compose service name: Compose answers with one A record per
+    container, so `up --scale annotator=3` gives three targets, each its own `instance`."""
     config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
     job = next(j for j in config["scrape_configs"] if j["job_name"] == "planwire")
-    targets = {t for group in job["static_configs"] for t in group["targets"]}
+    assert "static_configs" not in job, "static targets never see scaled replicas"
+    (sd,) = job["dns_sd_configs"]
+    assert sd["type"] == "A" and sd["port"] == 8000
     planwire = set(compose()["services"]) - INFRA
-    assert targets == {f"{name}:8000" for name in planwire}
+    assert set(sd["names"]) == planwire
+    # A fixed container name or host port would make `--scale` fail for that service.
+    for name in planwire - {"gateway"}:
+        assert not {"container_name", "ports"} & set(compose()["services"][name]), name
+
+
+def relabel(job: dict, dns_name: str) -> dict[str, str]:
+    """The target labels Prometheus derives from one discovered name (its relabel rules)."""
+    labels = {"__meta_dns_name": dns_name}
+    for rule in job["relabel_configs"]:
+        value = ";".join(labels.get(s, "") for s in rule["source_labels"])
+        match = re.fullmatch(rule.get("regex", "(.*)"), value)
+        if match:
+            groups = ("", *(g or "" for g in match.groups()))
+            template = rule.get("replacement", "$1")
+            labels[rule["target_label"]] = re.sub(
+                r"\$(\d)", lambda m, groups=groups: groups[int(m.group(1))], template
+            )
+    return labels
+
+
+def test_scraped_replicas_carry_the_component_and_workload_labels():
+    config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
+    job = next(j for j in config["scrape_configs"] if j["job_name"] == "planwire")
+    assert (
+        relabel(job, "specialist-google-sheets").items()
+        >= {
+            "component": "specialist",
+            "workload": "specialist-google-sheets",
+        }.items()
+    )
+    assert relabel(job, "annotator")["component"] == "annotator"
+    assert relabel(job, "lag")["workload"] == "lag"

@@ -132,6 +132,11 @@ def test_the_dashboard_covers_the_issue_topics():
         "planwire_plan_repairs_total",
         "planwire_dlq_messages_total",
         "planwire_sessions_by_phase",
+        "planwire_consumer_lag",
+        "planwire_assigned_partitions",
+        "planwire_handler_seconds_bucket",
+        "planwire_turn_seconds_bucket",
+        "planwire_workflow_seconds_bucket",
     ):
         assert needed in names, needed
 

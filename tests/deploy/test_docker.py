@@ -8,6 +8,8 @@ import tomllib
 
 from tests.deploy.tools import ROOT
 
+LOCK = "requirements/image.lock"
+
 
 def instructions() -> list[tuple[str, str]]:
     """(INSTRUCTION, arguments) with line continuations joined and comments dropped."""
@@ -55,7 +57,7 @@ def test_only_the_project_and_its_packages_are_copied():
     packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
         "packages"
     ]["find"]["include"]
-    expected = {"pyproject.toml", *(p.rstrip("*") for p in packages)}
+    expected = {"pyproject.toml", LOCK, *(p.rstrip("*") for p in packages)}
     copied = {
         args.split()[0]
         for op, args in instructions()
@@ -68,7 +70,10 @@ def test_only_the_project_and_its_packages_are_copied():
         if line.strip() and not line.startswith("#")
     ]
     assert rules[0] == "*", ".dockerignore must start by excluding everything (an allow-list)"
-    assert {f"!{p}/" for p in expected - {"pyproject.toml"}} | {"!pyproject.toml"} <= set(rules)
+    assert {f"!{p}/" for p in expected - {"pyproject.toml", LOCK}} | {
+        "!pyproject.toml",
+        f"!{LOCK}",
+    } <= set(rules)
 
 
 def test_entrypoint_runs_one_service_and_defaults_to_the_gateway():
@@ -82,3 +87,12 @@ def test_entrypoint_runs_one_service_and_defaults_to_the_gateway():
 def test_healthcheck_asks_health_with_the_standard_library():
     check = dict(final_stage())["HEALTHCHECK"]
     assert "urllib.request" in check and "/health" in check and "CMD" in check
+
+
+def test_dependencies_install_only_from_the_hash_checked_lock():
+    runs = " ".join(args for op, args in instructions() if op == "RUN")
+    installs = re.findall(r"pip install [^&]*", runs)
+    assert any(f"--require-hashes -r {LOCK}" in c for c in installs), installs
+    # planwire itself adds nothing the lock does not hold.
+    wheel = [c for c in installs if "planwire-*.whl" in c]
+    assert wheel and all("--no-deps" in c for c in wheel), wheel

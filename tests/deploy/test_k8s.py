@@ -14,11 +14,13 @@ from schemas.plan import FIXED_RUNNERS
 from tests.deploy.tools import ROOT, run
 
 K8S_VERSION = "1.30.0"
-# Custom resources of the Prometheus Operator: no schema ships with kubernetes-validate,
-# so they are checked structurally below instead.
+# Custom resources: no schema ships with kubernetes-validate. The Prometheus Operator's are
+# checked structurally below; KEDA's ScaledObjects against KEDA's CRD schema in
+# tests/deploy/test_scaling.py.
 CRD_KINDS = {
     ("monitoring.coreos.com/v1", "PodMonitor"),
     ("monitoring.coreos.com/v1", "PrometheusRule"),
+    ("keda.sh/v1alpha1", "ScaledObject"),
 }
 CORE = [
     "gateway",
@@ -51,12 +53,27 @@ def rendered(overlay: str = "k8s/base") -> tuple[dict, ...]:
     if overlay != "k8s/base":
         pytest.skip("neither kustomize nor kubectl is installed")
     listed = yaml.safe_load((ROOT / "k8s/base/kustomization.yaml").read_text())["resources"]
-    return tuple(
+    docs = tuple(
         d
         for name in listed
         for d in yaml.safe_load_all((ROOT / "k8s/base" / name).read_text())
         if d
     )
+    return (*docs, generated_config())
+
+
+def generated_config() -> dict:
+    """What kustomize's configMapGenerator makes of config.env (without the hash suffix)."""
+    lines = (ROOT / "k8s/base/config.env").read_text().splitlines()
+    pairs = [line.split("=", 1) for line in lines if line and not line.startswith("#")]
+    meta = {"name": "planwire-config"}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": dict(pairs)}
+
+
+def settings_map(overlay: str = "k8s/base") -> tuple[str, dict]:
+    """The generated settings ConfigMap's name (hash suffix and all) and its data."""
+    (name,) = [n for n in of_kind("ConfigMap", overlay) if n.startswith("planwire-config")]
+    return name, of_kind("ConfigMap", overlay)[name]["data"]
 
 
 def of_kind(kind: str, overlay: str = "k8s/base") -> dict[str, dict]:
@@ -105,7 +122,7 @@ def test_the_example_secret_is_valid_and_not_deployed():
 def test_one_deployment_per_service_and_per_specialist():
     deployments = of_kind("Deployment")
     runners = [*load_catalogue().ids, *FIXED_RUNNERS]
-    expected = {name: [name] for name in CORE} | {
+    expected = {name: [name] for name in [*CORE, "lag"]} | {
         f"specialist-{r.replace('_', '-')}": ["specialist", r] for r in runners
     }
     assert {
@@ -143,22 +160,25 @@ def test_pods_carry_the_recommended_labels():
 
 
 def test_each_deployment_has_its_service_autoscaler_and_disruption_budget():
-    services, hpas, pdbs = (
+    services, scalers, pdbs = (
         of_kind("Service"),
-        of_kind("HorizontalPodAutoscaler"),
+        of_kind("ScaledObject"),
         of_kind("PodDisruptionBudget"),
     )
     for name, deployment in of_kind("Deployment").items():
         pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
         assert _selects(services[name]["spec"]["selector"], pod_labels), name
+        if name == "lag":  # the lag exporter: one replica sees every group, nothing to scale
+            assert deployment["spec"]["replicas"] == 1 and name not in scalers
+            continue
         assert _selects(pdbs[name]["spec"]["selector"]["matchLabels"], pod_labels), name
-        assert hpas[name]["apiVersion"] == "autoscaling/v2"
-        assert hpas[name]["spec"]["scaleTargetRef"] == {
+        assert scalers[name]["apiVersion"] == "keda.sh/v1alpha1"
+        assert scalers[name]["spec"]["scaleTargetRef"] == {
             "apiVersion": "apps/v1",
             "kind": "Deployment",
             "name": name,
         }
-        # The HPA owns the replica count; a `replicas` field would reset it on every apply.
+        # KEDA owns the replica count; a `replicas` field would reset it on every apply.
         assert "replicas" not in deployment["spec"], name
 
 
@@ -167,7 +187,7 @@ def _selects(selector: dict, labels: dict) -> bool:
 
 
 def test_settings_come_from_the_configmap_and_secrets_from_planwire_secrets():
-    config = of_kind("ConfigMap")["planwire-config"]["data"]
+    name, config = settings_map()
     for key in (
         "PLANWIRE_KAFKA_BOOTSTRAP",
         "PLANWIRE_REDIS_URL",
@@ -179,11 +199,13 @@ def test_settings_come_from_the_configmap_and_secrets_from_planwire_secrets():
     secret_keys = set(
         yaml.safe_load((ROOT / "k8s/base/secret.example.yaml").read_text())["stringData"]
     )
-    for name, deployment in of_kind("Deployment").items():
+    for workload, deployment in of_kind("Deployment").items():
         (box,) = deployment["spec"]["template"]["spec"]["containers"]
-        assert box["envFrom"] == [{"configMapRef": {"name": "planwire-config"}}], name
+        assert box["envFrom"] == [{"configMapRef": {"name": name}}], workload
         refs = [e["valueFrom"]["secretKeyRef"] for e in box.get("env", []) if "valueFrom" in e]
-        assert all(r["name"] == "planwire-secrets" and r["key"] in secret_keys for r in refs), name
+        assert all(r["name"] == "planwire-secrets" and r["key"] in secret_keys for r in refs), (
+            workload
+        )
     gateway_env = {
         e["name"]
         for e in of_kind("Deployment")["gateway"]["spec"]["template"]["spec"]["containers"][0][
@@ -228,9 +250,49 @@ def test_only_known_custom_resources_skip_schema_validation():
 
 
 def test_production_runs_two_of_every_core_service_from_a_registry_image():
-    hpas = of_kind("HorizontalPodAutoscaler", "k8s/overlays/production")
+    scalers = of_kind("ScaledObject", "k8s/overlays/production")
     for name in CORE:
-        assert hpas[name]["spec"]["minReplicas"] == 2, name
+        assert scalers[name]["spec"]["minReplicaCount"] == 2, name
+    assert scalers["gateway"]["spec"]["maxReplicaCount"] == 10
+    assert scalers["specialist-gmail"]["spec"]["minReplicaCount"] == 0
     for deployment in of_kind("Deployment", "k8s/overlays/production").values():
         image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
         assert "/" in image and not image.endswith(":latest")
+
+
+def test_a_changed_setting_renames_the_config_so_the_pods_roll(tmp_path):
+    """configMapGenerator: the ConfigMap's name carries a hash of its data, and every pod
+    template refers to it, so a changed setting is a changed pod template (a rollout)."""
+    command = kustomize_command()
+    if command is None:
+        pytest.skip("neither kustomize nor kubectl is installed")
+
+    base = tmp_path / "base"
+    shutil.copytree(ROOT / "k8s/base", base)
+
+    def config_ref() -> str:
+        result = run([*command, str(base)])
+        assert result.returncode == 0, result.stderr
+        docs = [d for d in yaml.safe_load_all(result.stdout) if d and d["kind"] == "Deployment"]
+        refs = {
+            d["spec"]["template"]["spec"]["containers"][0]["envFrom"][0]["configMapRef"]["name"]
+            for d in docs
+        }
+        (ref,) = refs
+        return ref
+
+    before = config_ref()
+    with (base / "config.env").open("a") as env:
+        env.write("PLANWIRE_HANDLER_ATTEMPTS=5\n")
+    after = config_ref()
+    assert before.startswith("planwire-config-") and after.startswith("planwire-config-")
+    assert before != after
+    production = settings_map("k8s/overlays/production")[1]
+    assert production["PLANWIRE_MODEL"] == "openai"  # the overlay merges into the generated map
+
+
+def test_grafana_loads_the_dashboard_from_a_labelled_config_map():
+    dashboard = of_kind("ConfigMap")["planwire-dashboard"]
+    assert dashboard["metadata"]["labels"]["grafana_dashboard"] == "1"
+    committed = (ROOT / "deploy/grafana/dashboards/planwire.json").read_text()
+    assert dashboard["data"]["planwire.json"] == committed

@@ -1,0 +1,127 @@
+"""Traces across services: W3C trace context and baggage carried in Kafka headers.
+
+FastStream's `KafkaTelemetryMiddleware` continues the trace named by a consumed message's
+`traceparent` header and puts it on whatever the handler publishes; `BaggageMiddleware`
+does the same for the W3C `baggage` header, so a value set where a chain starts reaches
+every service the chain crosses. Spans are recorded by the OpenTelemetry SDK and exported
+over OTLP/HTTP only when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `..._TRACES_ENDPOINT`) is set;
+without one they are dropped as they end, and the ids still flow into headers and logs.
+
+`TraceRequests` (ASGI) starts the trace of an HTTP request, continuing the caller's own
+`traceparent` if it sent one, and stamps `planwire.accepted_at` into the baggage: the
+gateway times a reply or a saved workflow against the message that caused it, with no state.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from faststream import BaseMiddleware
+from faststream.kafka.opentelemetry import KafkaTelemetryMiddleware
+from opentelemetry import baggage, trace
+from opentelemetry import context as otel_context
+from opentelemetry.baggage.propagation import W3CBaggagePropagator
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+log = logging.getLogger("planwire.tracing")
+
+ACCEPTED_AT = "planwire.accepted_at"
+_BAGGAGE = W3CBaggagePropagator()
+_TRACE = TraceContextTextMapPropagator()
+_process: dict[str, TracerProvider] = {}  # one provider per process
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Scope]]
+Send = Callable[[Scope], Awaitable[None]]
+
+
+def tracer_provider(service: str) -> TracerProvider:
+    """The process's provider (the first service to ask names it), exporting when configured."""
+    if "provider" not in _process:
+        provider = TracerProvider(resource=Resource.create({"service.name": f"planwire-{service}"}))
+        if _exporting():
+            provider.add_span_processor(BatchSpanProcessor(_otlp_exporter()))
+        trace.set_tracer_provider(provider)
+        _process["provider"] = provider
+    return _process["provider"]
+
+
+def _exporting() -> bool:
+    return bool(
+        os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+        or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    )
+
+
+def _otlp_exporter() -> Any:
+    # Imported only when exporting: most runs never pay for the OTLP client.
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    return OTLPSpanExporter()
+
+
+def kafka_middlewares(service: str) -> list[Any]:
+    """Trace context and baggage through every consume and publish of a broker."""
+    return [KafkaTelemetryMiddleware(tracer_provider=tracer_provider(service)), BaggageMiddleware]
+
+
+class BaggageMiddleware(BaseMiddleware):
+    """Makes a consumed message's W3C baggage current; puts the current baggage on publishes."""
+
+    async def consume_scope(self, call_next: Any, msg: Any) -> Any:
+        extracted = _BAGGAGE.extract(msg.headers or {}, context=otel_context.get_current())
+        token = otel_context.attach(extracted)
+        try:
+            return await call_next(msg)
+        finally:
+            otel_context.detach(token)
+
+    async def publish_scope(self, call_next: Any, cmd: Any) -> Any:
+        if baggage.get_all():
+            _BAGGAGE.inject(cmd.headers)
+        return await call_next(cmd)
+
+
+def seconds_since_accepted() -> float | None:
+    """Seconds since the HTTP request that started this chain was accepted, if known."""
+    stamped = baggage.get_baggage(ACCEPTED_AT)
+    try:
+        return max(0.0, time.time() - float(str(stamped))) if stamped is not None else None
+    except ValueError:
+        return None  # a caller's own baggage with that name: not ours to time
+
+
+def current_trace_id() -> str | None:
+    """The current trace id as 32 hex digits (for logs), if a span is current."""
+    span = trace.get_current_span().get_span_context()
+    return f"{span.trace_id:032x}" if span.is_valid else None
+
+
+class TraceRequests:
+    """ASGI middleware: one server span per HTTP request, with `planwire.accepted_at` baggage."""
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], service: str):
+        self.app = app
+        self.tracer = tracer_provider(service).get_tracer("planwire.http")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        parent = _TRACE.extract(headers)
+        stamped = baggage.set_baggage(ACCEPTED_AT, f"{time.time():.6f}", context=parent)
+        token = otel_context.attach(stamped)
+        try:
+            name = f"{scope['method']} {scope['path']}"
+            with self.tracer.start_as_current_span(name, kind=trace.SpanKind.SERVER):
+                await self.app(scope, receive, send)
+        finally:
+            otel_context.detach(token)
