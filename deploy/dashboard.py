@@ -239,6 +239,11 @@ def corrections() -> list[Panel]:
             "Plan repairs /s", ((rate("planwire_plan_repairs_total", "rule"), "{{rule}}"),), "ops"
         ),
         Panel(
+            "Outline batches indexed /s, by who placed them",
+            ((rate("planwire_indexed_batches_total", "decided_by"), "{{decided_by}}"),),
+            "ops",
+        ),
+        Panel(
             "Model fallbacks /s",
             ((rate("planwire_model_fallbacks_total", "role"), "{{role}}"),),
             "ops",

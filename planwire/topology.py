@@ -104,6 +104,12 @@ SERVICES: tuple[Node, ...] = (
         produces=(Produces(ContextTrimmed, "The trimmed context of a turn."),),
     ),
     Node(
+        name="indexer",
+        description="Indexes the conversation into a Phase > Topic > Action outline, 4 turns at a time.",
+        consumes=(Consumes(TurnReceived, "indexer.turns"),),
+        uses_model=True,
+    ),
+    Node(
         name="annotator",
         description="The shadow annotator: accumulating notes per turn.",
         consumes=(

@@ -11,7 +11,7 @@ from faststream.kafka.publisher import DefaultPublisher
 from catalogue import Catalogue
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
 from schemas.turn import ContextTrimmed, Notes, NotesUpdated, Phase
-from services.annotator import logic, prompt
+from services.annotator import logic, prompt, recall
 from services.annotator.store import NotesStore
 from shared.handling import HandlerDeps, handles
 from shared.metrics import record_overrides
@@ -85,9 +85,13 @@ async def annotate(context: ContextTrimmed, deps: Deps) -> None:
 async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic.ModelView:
     """The model's proposal for this turn; an empty proposal when it is not available."""
     last_reply = next((m.text for m in reversed(context.messages) if m.role == "assistant"), "")
+    earlier = await recall.earlier_block(deps.redis, context, deps.catalogue)
     messages = [
         {"role": "system", "content": prompt.system_prompt(deps.catalogue)},
-        {"role": "user", "content": prompt.user_prompt(previous, last_reply, context.user_text)},
+        {
+            "role": "user",
+            "content": earlier + prompt.user_prompt(previous, last_reply, context.user_text),
+        },
     ]
     result = await deps.model.structured(
         "annotator",

@@ -9,6 +9,7 @@ import secrets
 from typing import Any
 
 from catalogue import Catalogue
+from schemas.outline import Outline, OutlineAction
 from schemas.turn import MAX_MESSAGE_CHARS
 
 MAX_MESSAGE_BYTES = 8 * 1024
@@ -90,6 +91,33 @@ def resume_point(last_event_id: str | None) -> str:
     if last_event_id and STREAM_ID.match(last_event_id.strip()):
         return last_event_id.strip()
     return "0-0"
+
+
+def outline_view(session_id: str, outline: Outline) -> dict[str, Any]:
+    """The session's outline as the API returns it: each level with its turn range."""
+
+    def span(actions: list[OutlineAction]) -> dict[str, int | None]:
+        return {
+            "first_turn": actions[0].first_turn if actions else None,
+            "last_turn": actions[-1].last_turn if actions else None,
+        }
+
+    def action_view(a: OutlineAction) -> dict[str, Any]:
+        return a.model_dump(
+            include={"first_turn", "last_turn", "turn_ids", "summary", "ids", "decided_by"}
+        )
+
+    phases: list[dict[str, Any]] = []
+    for phase in outline.phases:
+        topics = [
+            {"title": t.title, "turns": t.turns, **span(t.actions)}
+            | {"actions": [action_view(a) for a in t.actions]}
+            for t in phase.topics
+        ]
+        every = [a for t in phase.topics for a in t.actions]
+        phases.append({"title": phase.title, "turns": phase.turns, **span(every), "topics": topics})
+    indexed = sum(phase.turns for phase in outline.phases)
+    return {"session_id": session_id, "turns_indexed": indexed, "phases": phases}
 
 
 def catalogue_view(catalogue: Catalogue, threshold: float) -> dict[str, Any]:

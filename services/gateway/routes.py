@@ -179,6 +179,12 @@ async def get_session(request: Request, session_id: str = Depends(owned_session)
     return await store_of(request).view(session_id)
 
 
+@router.get("/sessions/{session_id}/outline")
+async def get_outline(request: Request, session_id: str = Depends(owned_session)) -> dict[str, Any]:
+    """The conversation's Phase > Topic > Action outline: titles, turn ranges, summaries."""
+    return logic.outline_view(session_id, await store_of(request).outline(session_id))
+
+
 @router.get("/workflows/{workflow_id}")
 async def get_workflow(
     workflow_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)

@@ -8,8 +8,8 @@ Owned here, private to the gateway:
   pw:sessions:recent    sessions by last activity (bounded), sampled by the phase gauge
   pw:rate:{t}:{kind}:{window}  a tenant's requests in one fixed rate window
   pw:idem:{scope}:{key}  the first answer to an Idempotency-Key
-Read: the phase and tenant, the notes, the transcript, the saved workflow, the run's
-failure and the token usage, each through its owner's module.
+Read: the phase and tenant, the notes, the transcript, the outline, the saved workflow, the
+run's failure and the token usage, each through its owner's module.
 
 The outbound stream is a Redis stream per session: whichever gateway replica holds a
 client's connection reads it, and a reconnecting client resumes after its Last-Event-ID.
@@ -25,10 +25,11 @@ from typing import Any, cast
 
 from redis.asyncio import Redis
 
+from schemas.outline import Outline
 from services.gateway.limits import window
 from shared.model.usage import read_usage
 from shared.redis import session_key, text, text_list, text_map, text_or_none
-from state import notes, run, session, transcript, workflow
+from state import notes, outline, run, session, transcript, workflow
 
 # Add an event to the stream once per event id (redeliveries are absorbed); returns its id.
 _XADD_ONCE = """
@@ -186,6 +187,10 @@ class SessionStore:
             "failure": await run.failure(self.redis, session_id),
             "usage": await read_usage(self.redis, session_id),
         }
+
+    async def outline(self, session_id: str) -> Outline:
+        """The indexer's Phase > Topic > Action tree of the session (empty until 4 turns)."""
+        return await outline.tree(self.redis, session_id)
 
     async def workflow(self, workflow_id: str) -> tuple[str, dict[str, Any]] | None:
         """The saved workflow document and its owning session, or None."""

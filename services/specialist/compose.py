@@ -54,12 +54,17 @@ def compose(
     configs: dict[str, dict[str, Any]],
     catalogue: Catalogue,
     title: str,
+    sources: dict[str, dict[str, list[int]]] | None = None,
 ) -> dict[str, Any]:
-    """The workflow document; raises ValueError when a specialist has no validated config."""
+    """The workflow document; raises ValueError when a specialist has no validated config.
+
+    `sources` (per specialist, `{field: [turn numbers]}`) cites the turns a config came from.
+    """
     missing = [s for s in specialists_of(plan) if s not in configs]
     if missing:
         raise ValueError(f"no validated config for {', '.join(missing)}")
-    nodes = [node_entry(s, configs[s], catalogue) for s in specialists_of(plan)]
+    cited = sources or {}
+    nodes = [node_entry(s, configs[s], catalogue, cited.get(s)) for s in specialists_of(plan)]
     return {
         "format": FORMAT,
         "workflow_id": workflow_id_for(plan.plan_id),
@@ -74,16 +79,22 @@ def compose(
     }
 
 
-def node_entry(specialist: str, config: dict[str, Any], catalogue: Catalogue) -> dict[str, Any]:
-    """One node of the document."""
+def node_entry(
+    specialist: str,
+    config: dict[str, Any],
+    catalogue: Catalogue,
+    sources: dict[str, list[int]] | None = None,
+) -> dict[str, Any]:
+    """One node of the document; `sources` only when some value cites a turn."""
     entry = catalogue[specialist]
-    return {
+    node = {
         "id": specialist,
         "specialist": specialist,
         "kind": entry.kind,
         "role": entry.role,
         "config": config,
     }
+    return node | {"sources": sources} if sources else node
 
 
 def trigger_of(nodes: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """Step context, built stateless at the step boundary. Pure functions, no I/O.
 
 A step sees: its own instructions, the current artifact of each earlier step wrapped in a
-label (which step made it, what it is, what it must not be used as), and the last 30
-messages of the conversation. It never sees another step's model exchanges: only
+label (which step made it, what it is, what it must not be used as), the last 30
+messages of the conversation, and the earlier turns recalled for it from the indexer's
+outline (older than those 30, labelled as reference). It never sees another step's model exchanges: only
 validated artifacts cross a step boundary. Within a step, calls chain (the model port's
 repair turn sees the step's own earlier reply).
 """
@@ -13,9 +14,11 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from catalogue import CatalogueEntry
 from schemas.plan import PlanNode
 from schemas.turn import ChatMessage
 from shared.model.quoting import quoted_user_text
+from shared.recall import Passage, earlier_block
 from state.artifacts import Artifact
 from state.plan import PlanLog
 
@@ -45,6 +48,7 @@ class StepContext:
     summary: str
     artifacts: tuple[LabelledArtifact, ...]
     messages: tuple[ChatMessage, ...]
+    recalled: tuple[Passage, ...] = ()  # earlier turns the window no longer shows
 
     def artifact(self, node_id: str) -> LabelledArtifact | None:
         """The labelled artifact of one earlier node, if the step sees it."""
@@ -92,7 +96,11 @@ def label(producer: PlanNode, position: int, artifact: Artifact, current: PlanNo
 
 
 def assemble(
-    plan: PlanLog, index: int, artifacts: dict[str, Artifact], transcript: list[ChatMessage]
+    plan: PlanLog,
+    index: int,
+    artifacts: dict[str, Artifact],
+    transcript: list[ChatMessage],
+    recalled: tuple[Passage, ...] = (),
 ) -> StepContext:
     """The context of step `index` from the plan log, current artifacts and the transcript."""
     node = plan.nodes[index]
@@ -103,7 +111,24 @@ def assemble(
     )
     instructions = tuple(plan.messages.get(node.node_id) or [node.instructions])
     messages = tuple(transcript[-CONTEXT_MESSAGES:])
-    return StepContext(node, index, len(plan.nodes), instructions, plan.summary, labelled, messages)
+    return StepContext(
+        node, index, len(plan.nodes), instructions, plan.summary, labelled, messages, recalled
+    )
+
+
+def recall_query(node: PlanNode, entry: CatalogueEntry | None) -> str:
+    """What a step looks for in earlier turns: its instructions and its config's fields.
+
+    The fields' names, descriptions and choices are how a detail given long ago ("all amounts
+    in euros") meets the step that needs it (a config with a currency field).
+    """
+    parts = [node.instructions]
+    if entry is not None:
+        parts.append(entry.name)
+        for name, spec in entry.config_schema.get("properties", {}).items():
+            parts += [name.replace("_", " "), str(spec.get("description", ""))]
+            parts += [str(choice) for choice in spec.get("enum", ())]
+    return " ".join(parts)
 
 
 # One system message for every step, so consecutive steps of a session share a prefix the
@@ -137,6 +162,8 @@ def render(context: StepContext, role_text: str) -> list[dict[str, Any]]:
             "Artifacts of earlier steps, each labelled with what it is and what it must not be used as:\n"
             + "\n".join(blocks)
         )
+    if context.recalled:
+        parts.append(earlier_block(context.recalled))
     parts.append(
         f"Your task (step {context.index + 1} of {context.total}): {role_text} "
         + " ".join(context.instructions)
@@ -154,5 +181,8 @@ def record(context: StepContext, prompt: list[dict[str, Any]], attempt: int) -> 
         "attempt": attempt,
         "artifacts": [asdict(a) for a in context.artifacts],
         "messages": [m.model_dump() for m in context.messages],
+        "recalled": [
+            {"turn": p.seq, "turn_id": p.turn_id, "text": p.text} for p in context.recalled
+        ],
         "prompt": prompt,
     }

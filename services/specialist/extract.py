@@ -78,6 +78,28 @@ KNOWN_FIELDS = (
 )
 
 
+# Currency words and symbols to ISO 4217 codes; the first one the text names wins.
+CURRENCIES = (
+    (r"€|\beuros?\b|\beur\b", "EUR"),
+    (r"\bcanadian dollars?\b|\bcad\b", "CAD"),
+    (r"\baustralian dollars?\b|\baud\b", "AUD"),
+    (r"\$|\b(?:us )?dollars?\b|\busd\b", "USD"),
+    (r"£|\bpounds? sterling\b|\bgbp\b|\bbritish pounds?\b", "GBP"),
+    (r"\bswiss francs?\b|\bchf\b", "CHF"),
+    (r"¥|\byen\b|\bjpy\b", "JPY"),
+)
+
+
+def currency(text: str) -> str | None:
+    """'all amounts in euros' -> 'EUR': the currency the text names first, if any."""
+    found = [
+        (m.start(), code)
+        for pattern, code in CURRENCIES
+        if (m := re.search(pattern, text, re.IGNORECASE))
+    ]
+    return min(found)[1] if found else None
+
+
 def channel(text: str) -> str | None:
     """'#finance', or 'the announcements channel' -> '#announcements'."""
     if found := CHANNEL_HASH.search(text):

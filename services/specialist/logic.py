@@ -118,6 +118,8 @@ def value_from_text(specialist: str, name: str, spec: dict[str, Any], text: str)
 
 
 def _extracted(specialist: str, name: str, spec: dict[str, Any], text: str) -> Any:
+    if name == "currency":
+        return extract.currency(text)
     if "enum" in spec:
         return extract.enum_choice(spec["enum"], text)
     if spec.get("type") == "array" and name in FIELD_LISTS:

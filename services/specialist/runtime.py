@@ -1,7 +1,7 @@
 """One step of a plan, run stateless at the step boundary: read, build context, produce, write.
 
 Everything a step needs is read fresh from Redis when it starts (plan log, current
-artifacts, transcript), so any runner replica can take any step and a restarted one
+artifacts, transcript, and the earlier turns recalled from the indexer's outline), so any runner replica can take any step and a restarted one
 simply starts over. Only the validated artifact is written for later steps; the raw model
 exchange is kept apart for audit.
 """
@@ -9,11 +9,16 @@ exchange is kept apart for audit.
 from __future__ import annotations
 
 from schemas.plan import RunStep
+from schemas.turn import ChatMessage
 from services.specialist import context
 from services.specialist.context import CONTEXT_MESSAGES
 from services.specialist.kinds import PRODUCERS
 from services.specialist.prompt import ROLE_TEXTS
 from services.specialist.step import Deps, Step, StepFailed
+from shared.recall import Passage, passages_of, recall
+
+# Recalled earlier turns may take this many prompt tokens (~7 ms each on the local model).
+RECALL_BUDGET_TOKENS = 200
 
 
 async def run_step(command: RunStep, deps: Deps) -> int:
@@ -24,7 +29,8 @@ async def run_step(command: RunStep, deps: Deps) -> int:
     earlier = [n.node_id for n in plan.nodes[: command.node_index]]
     artifacts = await deps.store.artifacts(command.session_id, earlier)
     transcript = await deps.store.transcript(command.session_id, CONTEXT_MESSAGES)
-    step_context = context.assemble(plan, command.node_index, artifacts, transcript)
+    recalled = await recall_for(command, transcript, deps)
+    step_context = context.assemble(plan, command.node_index, artifacts, transcript, recalled)
     prompt = context.render(step_context, role_text(command, deps))
     await deps.store.record(
         command.session_id,
@@ -43,6 +49,20 @@ async def run_step(command: RunStep, deps: Deps) -> int:
         plan_id=plan.plan_id,
         attempt=command.attempt,
     )
+
+
+async def recall_for(
+    command: RunStep, transcript: list[ChatMessage], deps: Deps
+) -> tuple[Passage, ...]:
+    """Earlier turns older than the step's window that relate to its instructions and config."""
+    node = command.node
+    entry = deps.catalogue.get(node.specialist) if node.specialist else None
+    if entry is None:
+        return ()
+    outline, turns = await deps.store.outline(command.session_id)
+    passages = passages_of(outline, turns, exclude={m.turn_id for m in transcript})
+    query = context.recall_query(node, entry)
+    return tuple(recall(passages, query, [entry.id], RECALL_BUDGET_TOKENS))
 
 
 def role_text(command: RunStep, deps: Deps) -> str:

@@ -48,8 +48,12 @@ class Step:
 
     @property
     def words(self) -> str:
-        """The user's words in the step's context window."""
-        return logic.user_words(self.context.messages)
+        """The user's words the step sees: its context window, then recalled earlier turns.
+
+        The window comes first so that a value the user restated lately wins over an old one.
+        """
+        recalled = [p.text for p in self.context.recalled]
+        return "\n".join([logic.user_words(self.context.messages), *recalled])
 
     def artifact_of(self, kind: str) -> dict[str, Any]:
         """Content of the earlier artifact made by the node of `kind`; StepFailed if absent."""

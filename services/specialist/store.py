@@ -6,8 +6,8 @@ two records private to the runners:
   pw:{sid}:plan:context:<node_id>  JSON, the context the step's last attempt was built from
   pw:{sid}:plan:exchange:<node_id> list, the raw model exchanges of the step (audit only:
                                    never fed to another step)
-Read: the plan log (`state.plan`), whether the run closed a step (`state.run`), and the
-last lines of the transcript (`state.transcript`).
+Read: the plan log (`state.plan`), whether the run closed a step (`state.run`), the last
+lines of the transcript (`state.transcript`) and the outline recall reads (`state.outline`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from typing import Any
 
 from redis.asyncio import Redis
 
+from schemas.outline import IndexedTurn, Outline
 from schemas.turn import ChatMessage
 from shared.redis import session_key
-from state import artifacts, plan, run, transcript
+from state import artifacts, outline, plan, run, transcript
 from state.artifacts import Artifact, ArtifactWriter
 from state.plan import PlanLog
 from state.workflow import WorkflowWriter
@@ -50,6 +51,10 @@ class StepStore(ArtifactWriter):
     async def transcript(self, session_id: str, last: int) -> list[ChatMessage]:
         """The last `last` lines of the conversation, oldest first."""
         return await transcript.read(self.redis, session_id, last)
+
+    async def outline(self, session_id: str) -> tuple[Outline, dict[int, IndexedTurn]]:
+        """The indexer's outline and the turns it kept: where trimmed-away turns are recalled from."""
+        return await outline.read(self.redis, session_id)
 
     async def count_execution(self, session_id: str, node_id: str) -> int:
         """Count that a runner started this step; returns the count so far."""

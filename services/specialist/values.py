@@ -14,13 +14,15 @@ import re
 import zoneinfo
 from typing import Any
 
+from shared.grounding import content_words, grounded
+
+__all__ = ["content_words", "grounded", "problem"]
+
 PROMPT_ECHO = re.compile(
     r"your task|step \d+ of \d+|not instructions|artifacts? of earlier steps|reference data|reply with (?:json|the)|"
     r"matching the schema|use only to",
     re.IGNORECASE,
 )
-PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
-WORD = re.compile(r"[a-z][a-z0-9]{2,}")
 LANGUAGE = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?$")
 LANGUAGE_FIELDS = ("language", "target_language", "source_language")
 CRON_PART = re.compile(r"^(\*|\d{1,2}(?:-\d{1,2})?)(?:/(\d{1,2}))?$")
@@ -33,104 +35,11 @@ CRON_NAMES = {
         ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
     )
 }
-# Words too common to show that a value came from what the user said.
-STOPWORDS = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "with",
-        "from",
-        "into",
-        "onto",
-        "that",
-        "this",
-        "these",
-        "those",
-        "there",
-        "their",
-        "them",
-        "they",
-        "you",
-        "your",
-        "our",
-        "ours",
-        "are",
-        "was",
-        "were",
-        "has",
-        "have",
-        "had",
-        "not",
-        "but",
-        "all",
-        "any",
-        "each",
-        "every",
-        "new",
-        "per",
-        "via",
-        "its",
-        "use",
-        "using",
-        "when",
-        "then",
-        "than",
-        "what",
-        "which",
-        "who",
-        "how",
-        "why",
-        "can",
-        "will",
-        "would",
-        "should",
-        "could",
-        "may",
-        "might",
-        "must",
-        "also",
-        "just",
-        "only",
-        "more",
-        "most",
-        "some",
-        "such",
-        "out",
-        "about",
-        "over",
-        "under",
-        "step",
-        "here",
-        "message",
-        "text",
-        "value",
-        "name",
-        "field",
-        "data",
-        "item",
-        "items",
-    ]
-)
-STEM = 5  # words match on their first letters: "invoices" and "invoice", "attachments" and "attachment"
-
-
-def content_words(text: str) -> set[str]:
-    """The telling words of a text, stemmed: what grounding compares."""
-    return {w[:STEM] for w in WORD.findall(text.lower()) if w not in STOPWORDS}
 
 
 def echoes_prompt(text: str) -> bool:
     """True when the text repeats the step's scaffolding instead of answering it."""
     return bool(PROMPT_ECHO.search(text))
-
-
-def grounded(text: str, user_words: set[str]) -> bool:
-    """A {placeholder}, a word the user used, or no telling word at all (an id, a number)."""
-    if PLACEHOLDER.search(text):
-        return True
-    words = content_words(text)
-    return not words or bool(words & user_words)
 
 
 def is_cron(text: str) -> bool:

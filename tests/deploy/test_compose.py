@@ -14,9 +14,18 @@ from schemas.plan import FIXED_RUNNERS
 from schemas.topics import all_topics
 from tests.deploy.tools import ROOT, require_tool, run
 
-CORE = {"gateway", "trimmer", "annotator", "conversation", "classifier", "planner", "dispatcher"}
+CORE = {
+    "gateway",
+    "trimmer",
+    "indexer",
+    "annotator",
+    "conversation",
+    "classifier",
+    "planner",
+    "dispatcher",
+}
 INFRA = {"kafka", "kafka-init", "valkey", "prometheus", "grafana"}
-MODEL_USERS = {"annotator", "conversation", "classifier", "planner"}
+MODEL_USERS = {"indexer", "annotator", "conversation", "classifier", "planner"}
 
 
 def compose() -> dict:

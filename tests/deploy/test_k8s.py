@@ -22,7 +22,16 @@ CRD_KINDS = {
     ("monitoring.coreos.com/v1", "PrometheusRule"),
     ("keda.sh/v1alpha1", "ScaledObject"),
 }
-CORE = ["gateway", "trimmer", "annotator", "conversation", "classifier", "planner", "dispatcher"]
+CORE = [
+    "gateway",
+    "trimmer",
+    "indexer",
+    "annotator",
+    "conversation",
+    "classifier",
+    "planner",
+    "dispatcher",
+]
 
 
 def kustomize_command() -> list[str] | None:

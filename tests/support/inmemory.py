@@ -25,6 +25,9 @@ from services.classifier import handlers as classifier
 from services.conversation import handlers as conversation
 from services.dispatcher import handlers as dispatcher
 from services.dispatcher.store import RunStore
+from services.indexer import handlers as indexer
+from services.indexer.logic import Limits
+from services.indexer.store import OutlineStore
 from services.planner import handlers as planner
 from services.planner.store import PlanStore
 from services.specialist import handlers as specialist
@@ -61,7 +64,7 @@ class Bus:
 
 
 class Services:
-    """The handlers of trimmer, annotator, conversation, classifier, planner, dispatcher, runners."""
+    """The handlers of every service but the gateway: trimmer, indexer, annotator, ..., runners."""
 
     def __init__(self, redis: Redis, model: ModelPort) -> None:
         self.redis, self.bus = redis, Bus()
@@ -76,6 +79,13 @@ class Services:
             catalogue=CATALOGUE,
             published=bus,
             threshold=0.8,
+            **common,
+        )
+        outline = indexer.Deps(
+            store=OutlineStore(redis, TTL),
+            model=model,
+            catalogue=CATALOGUE,
+            limits=Limits(),
             **common,
         )
         talk = conversation.Deps(model=model, catalogue=CATALOGUE, replies=bus, **common)
@@ -100,6 +110,7 @@ class Services:
         )
         wired = {
             "trimmer": (trimmer, trimmed),
+            "indexer": (indexer, outline),
             "annotator": (annotator, notes),
             "conversation": (conversation, talk),
             "classifier": (classifier, verdicts),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.specialist import compose
+from services.specialist import cite, compose
 from services.specialist.prompt import TITLE_SCHEMA
 from services.specialist.step import Deps, Step, StepFailed, ask
 from shared.metrics import record_overrides
@@ -27,9 +27,11 @@ async def produce(step: Step, deps: Deps) -> tuple[str, dict[str, Any]]:
         else fallback_title
     )
     record_overrides("composer", [] if title == proposed else ["title_rejected"])
+    _outline, turns = await deps.store.outline(step.command.session_id)
+    sources = {s: cite.sources(deps.catalogue[s], c, turns) for s, c in configs.items()}
     try:
         return "workflow", compose.compose(
-            step.plan, step.command.session_id, configs, deps.catalogue, title
+            step.plan, step.command.session_id, configs, deps.catalogue, title, sources
         )
     except ValueError as exc:
         raise StepFailed(str(exc)) from None

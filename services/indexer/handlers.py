@@ -1,0 +1,85 @@
+"""Indexer handlers: keep each turn's words, and place every complete batch in the tree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from faststream import Context
+from prometheus_client import Counter
+
+from catalogue import Catalogue, find_mentions
+from schemas.outline import IndexedTurn, Outline
+from schemas.turn import TurnReceived
+from services.indexer import logic, prompt
+from services.indexer.store import OutlineStore
+from shared.handling import HandlerDeps, handles
+from shared.metrics import record_overrides
+from shared.model import ModelPort
+
+CAS_ATTEMPTS = 5
+BATCHES = Counter(
+    "planwire_indexed_batches_total",
+    "Batches of turns placed in a session's outline, by who decided (model, heuristic, code).",
+    ["decided_by"],
+)
+
+
+@dataclass(kw_only=True)
+class Deps(HandlerDeps):
+    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
+
+    store: OutlineStore
+    model: ModelPort
+    catalogue: Catalogue
+    limits: logic.Limits
+
+
+@handles("indexer")
+async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
+    """Keep the turn's words; index every batch of 4 turns that is now complete."""
+    turn = IndexedTurn(
+        seq=event.turn_seq,
+        turn_id=event.turn_id or "",
+        text=event.text,
+        ids=find_mentions(event.text, deps.catalogue),
+    )
+    await deps.store.add_turn(event.session_id, turn)
+    for _ in range(CAS_ATTEMPTS):
+        if not await index_next(event.session_id, deps):
+            return
+
+
+async def index_next(session_id: str, deps: Deps) -> bool:
+    """Place the next complete batch; False when none is waiting (True also after a lost race)."""
+    outline = await deps.store.get(session_id)
+    batch = logic.pending_batch(outline, await deps.store.turns(session_id))
+    if batch is None:
+        return False
+    proposal, source = await propose(outline, batch, deps)
+    placed = logic.place(outline, proposal, batch, deps.limits, source)
+    if await deps.store.put(session_id, placed.outline, outline.version):
+        record_overrides("indexer", placed.overrides)
+        BATCHES.labels(placed.outline.phases[-1].topics[-1].actions[-1].decided_by).inc()
+    return True
+
+
+async def propose(
+    outline: Outline, batch: list[IndexedTurn], deps: Deps
+) -> tuple[logic.Proposal, str]:
+    """The model's proposal, or the heuristic's when the model failed twice (or is the rules)."""
+    fallback = logic.heuristic(outline, batch, deps.limits)
+    result = await deps.model.structured(
+        "indexer",
+        prompt.messages(outline, batch),
+        prompt.output_schema(),
+        fallback=lambda: {
+            "decision": fallback.decision,
+            "title": fallback.title,
+            "summary": fallback.summary,
+        },
+        max_tokens=prompt.MAX_TOKENS,
+    )
+    if result.outcome in ("fallback", "heuristic"):
+        return fallback, "heuristic"
+    data = result.data
+    return logic.Proposal(data["decision"], str(data["title"]), str(data["summary"])), "model"

@@ -1,0 +1,96 @@
+"""The outline, written by the indexer: the tree (versioned JSON) and each turn's user words.
+
+  pw:{sid}:outline        string, `Outline` as JSON (its `version` counts the indexer's writes)
+  pw:{sid}:outline:turns  hash turn number -> that turn's `IndexedTurn` JSON
+
+Both live as long as the session, so a change unit the trimmer dropped stays recallable (the
+annotator's and the specialist's prompts read it back) for the session's lifetime and no longer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from redis.asyncio import Redis
+
+from schemas.outline import IndexedTurn, Outline
+from shared.redis import session_key, text_map, text_or_none
+
+WRITERS = {"OutlineWriter": {"indexer"}}
+
+# Write ARGV[2] only if the stored version is ARGV[1] (absent counts as 0): a batch is
+# placed once even when two deliveries of its last turn race.
+_PUT_IF_VERSION = """
+local raw = redis.call('GET', KEYS[1])
+local current = 0
+if raw then current = cjson.decode(raw)['version'] end
+if current ~= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+return 1
+"""
+
+
+def _keys(session_id: str) -> tuple[str, str]:
+    """The tree and the kept turns."""
+    return session_key(session_id, "outline"), session_key(session_id, "outline", "turns")
+
+
+def decode_tree(raw: str | bytes | None) -> Outline:
+    """The stored tree, or an empty one at version 0."""
+    text = text_or_none(raw)
+    return Outline.model_validate_json(text) if text else Outline()
+
+
+def decode_turns(raw: Mapping[Any, Any]) -> dict[int, IndexedTurn]:
+    """The stored turns hash, by turn number."""
+    return {int(seq): IndexedTurn.model_validate_json(v) for seq, v in text_map(raw).items()}
+
+
+async def tree(redis: Redis, session_id: str) -> Outline:
+    """The tree, or an empty one at version 0."""
+    return decode_tree(await redis.get(_keys(session_id)[0]))
+
+
+async def turns(redis: Redis, session_id: str) -> dict[int, IndexedTurn]:
+    """Every kept turn by its number."""
+    return decode_turns(await redis.hgetall(_keys(session_id)[1]))
+
+
+async def read(redis: Redis, session_id: str) -> tuple[Outline, dict[int, IndexedTurn]]:
+    """The tree and the turns it was built from, read together: where recall looks."""
+    tree_key, turns_key = _keys(session_id)
+    async with redis.pipeline(transaction=True) as pipe:
+        pipe.get(tree_key)
+        pipe.hgetall(turns_key)
+        raw_tree, raw_turns = await pipe.execute()
+    return decode_tree(raw_tree), decode_turns(raw_turns)
+
+
+class OutlineWriter:
+    """Keeps one session's turns and compare-and-sets its tree."""
+
+    def __init__(self, redis: Redis, ttl_s: int) -> None:
+        self.redis, self.ttl_s = redis, ttl_s
+
+    async def add_turn(self, session_id: str, turn: IndexedTurn) -> bool:
+        """Keep a turn's words once (a redelivery changes nothing); False when already kept."""
+        key = _keys(session_id)[1]
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hsetnx(key, str(turn.seq), turn.model_dump_json())
+            pipe.expire(key, self.ttl_s)
+            added, _ = await pipe.execute()
+        return bool(added)
+
+    async def get(self, session_id: str) -> Outline:
+        """The tree, or an empty one at version 0."""
+        return await tree(self.redis, session_id)
+
+    async def turns(self, session_id: str) -> dict[int, IndexedTurn]:
+        """Every kept turn by its number."""
+        return await turns(self.redis, session_id)
+
+    async def put(self, session_id: str, outline: Outline, expected_version: int) -> bool:
+        """Store the tree if nobody wrote since `expected_version`; False on a lost race."""
+        args = (expected_version, outline.model_dump_json(), self.ttl_s)
+        return bool(await self.redis.eval(_PUT_IF_VERSION, 1, _keys(session_id)[0], *args))
