@@ -9,7 +9,8 @@ from redis.asyncio import Redis
 
 from catalogue import find_mentions, load_catalogue
 from schemas.outline import IndexedTurn, Outline
-from services.gateway import routes
+from services.gateway import auth, routes
+from services.gateway.limits import Limits
 from services.gateway.store import SessionStore
 from services.indexer import logic
 from services.indexer.store import OutlineStore
@@ -25,7 +26,9 @@ async def api(redis_url):
     redis = Redis.from_url(redis_url, decode_responses=True)
     app = FastAPI()
     app.include_router(routes.router)
-    app.state.store, app.state.api_keys = SessionStore(redis, TTL), KEYS
+    app.state.store = SessionStore(redis, TTL)
+    app.state.auth = auth.Authenticator(auth.KeyRing(KEYS), b"s" * 32, token_ttl_s=60)
+    app.state.limits = Limits(1000, 1000, 1000, TTL)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
         yield client, redis
