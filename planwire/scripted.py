@@ -174,20 +174,32 @@ class ScriptedServer:
         content = json.dumps(
             annotator_answer(self.script, str(user[-1]["content"]) if user else "")
         )
-        return {
-            "id": f"chatcmpl-scripted-{time.monotonic_ns()}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": request.get("model", "scripted"),
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": content},
-                }
-            ],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-        }
+        return completion(request, content)
+
+
+def completion(
+    request: dict[str, Any], content: str, prompt_tokens: int = 0, completion_tokens: int = 0
+) -> dict[str, Any]:
+    """An OpenAI chat completion answering `request` with `content` (a scripted model has no
+    tokens of its own unless the caller counts some)."""
+    return {
+        "id": f"chatcmpl-scripted-{time.monotonic_ns()}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model", "scripted"),
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
 
 
 def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:

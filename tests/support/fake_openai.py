@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from planwire.scripted import completion
 
 NOT_JSON = 'Sure! Here is the answer: {"answer": '
 
@@ -114,25 +115,7 @@ class FakeOpenAI:
     @staticmethod
     def _completion(request: dict, content: str) -> dict:
         prompt = sum(_tokens(str(m.get("content", ""))) + 4 for m in request.get("messages", []))
-        completion = _tokens(content)
-        return {
-            "id": f"chatcmpl-fake-{time.monotonic_ns()}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": request.get("model", "fake"),
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": content},
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-            },
-        }
+        return completion(request, content, prompt, _tokens(content))
 
 
 def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
