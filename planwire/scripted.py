@@ -22,6 +22,7 @@ from typing import Any
 from catalogue import Catalogue, detect, evidence, names, removal_cue
 from catalogue.lexicon import phrase_hits
 from catalogue.phrases import alias_hits
+from shared.model.quoting import CLOSE, OPEN
 
 # The bounds of the annotator's output schema (services/annotator/prompt.py).
 MAX_EVIDENCE = 48
@@ -29,7 +30,10 @@ MAX_MENTIONS, MAX_REMOVALS = 2, 1
 SENTENCE = re.compile(r"[^.!?;\n]+")
 # The labelled lines of the annotator's per-turn prompt.
 PREVIOUS = re.compile(r"^Previous notes: (?P<notes>\{.*\})$", re.MULTILINE)
-LATEST = re.compile(r"^Latest user message: (?P<text>.*)\Z", re.MULTILINE | re.DOTALL)
+LATEST = re.compile(
+    rf"^Latest user message[^\n]*\n{re.escape(OPEN)}\n(?P<text>.*?)\n{re.escape(CLOSE)}",
+    re.MULTILINE | re.DOTALL,
+)
 
 # (previous notes as a dict, the user's latest message) -> (mentions, removals), each a
 # list of (id, evidence quote).

@@ -14,6 +14,9 @@ const page = {
   phase: null,
   messages: new Map(), // `${turn_id}:${role}` -> <li>
   steps: [], // per plan node: {li, state}
+  // Progress that arrived before its plan: the plan and the steps' progress travel on
+  // different topics, so the first step's "dispatched" may be streamed first.
+  early: new Map(), // node index -> state
   workflow: null,
 };
 
@@ -130,6 +133,7 @@ function resetView() {
   page.stream = null;
   page.messages.clear();
   page.steps = [];
+  page.early.clear();
   page.workflow = null;
   $("messages").replaceChildren();
   $("activity-log").replaceChildren();
@@ -233,6 +237,8 @@ function applyEvent(event) {
     case "plan":
       $("confirmation").hidden = true;
       page.steps = drawPlan(d.nodes || [], page.catalogue.entries);
+      for (const [index, state] of page.early) setStep(index, state);
+      page.early.clear();
       if (!["completed", "failed"].includes(page.phase)) setPhase("executing");
       updateProgress();
       break;
@@ -400,7 +406,11 @@ async function refreshOutline() {
 
 function setStep(index, state) {
   const step = page.steps[index];
-  if (!step || !state) return;
+  if (!state) return;
+  if (!step) {
+    page.early.set(index, state); // drawn when the plan arrives
+    return;
+  }
   step.state = state;
   step.badge.textContent = state;
   step.li.dataset.state = state;

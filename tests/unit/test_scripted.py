@@ -1,0 +1,36 @@
+"""The eval's scripted annotator reads the annotator's real prompt and answers in its schema."""
+
+from __future__ import annotations
+
+from catalogue import load_catalogue
+from planwire import scripted
+from schemas.turn import Notes
+from services.annotator.prompt import output_schema, user_prompt
+from shared.model.jsonschema_lite import validate
+
+CATALOGUE = load_catalogue()
+CASE = {
+    "id": "c",
+    "turns": ["When a Stripe payment fails, notify everyone over teams.", "That's all."],
+    "confirm": "Yes.",
+    "expect": {"integrations": ["stripe", "microsoft_teams"], "tools": [], "absent": []},
+}
+
+
+def test_the_oracle_answers_the_real_prompt_with_the_users_words_within_the_schema():
+    notes = Notes(mentioned_integrations=["gmail"])
+    prompt = user_prompt(notes, "Noted.", CASE["turns"][0])
+    answer = scripted.annotator_answer(scripted.oracle([CASE], CATALOGUE), prompt)
+    validate(answer, output_schema(CATALOGUE))
+    proposed = {m["id"]: m["evidence"] for m in answer["mentioned"]}
+    assert set(proposed) == {"stripe", "microsoft_teams"}
+    assert all(quote in CASE["turns"][0] for quote in proposed.values())
+
+
+def test_the_liar_reads_the_previous_notes_from_the_real_prompt():
+    notes = Notes(mentioned_integrations=["gmail"])
+    prompt = user_prompt(notes, "Noted.", "Post it to Slack.")
+    answer = scripted.annotator_answer(scripted.liar(CATALOGUE), prompt)
+    validate(answer, output_schema(CATALOGUE))
+    assert [r["id"] for r in answer["removed"]] == ["gmail"]
+    assert "slack" not in {m["id"] for m in answer["mentioned"]}
