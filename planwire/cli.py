@@ -230,13 +230,36 @@ def eval_(
         help="Point the annotator at a scripted model: an oracle that proposes each case's "
         "answer with evidence, or a liar that proposes what the user never said.",
     ),
+    compare: str | None = typer.Option(
+        None,
+        help="Also play the cases under this context policy (naive) and print prompt tokens "
+        "per session and recall side by side; each policy runs on its own embedded stack.",
+    ),
 ) -> None:
     """Play scripted conversations and score the compiled plans (../shared/eval/FORMAT.md)."""
-    from planwire.evaluate import run_eval
+    from planwire.evaluate import run_compare, run_eval
+    from shared.policy import parse_policy
 
     if scripted and gateway:
         raise typer.BadParameter("--scripted starts its own stack; leave out --gateway")
     settings = _model_settings(model)
+    if compare is not None:
+        if gateway:
+            raise typer.BadParameter("--compare starts a stack per policy; leave out --gateway")
+        try:
+            parse_policy(compare)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--compare") from None
+        passed = run_compare(
+            paths,
+            settings,
+            against=compare,
+            report=report,
+            concurrency=concurrency,
+            timeout_s=timeout,
+            scripted=scripted.value if scripted else None,
+        )
+        raise typer.Exit(0 if passed else 1)
     passed = run_eval(
         paths,
         settings,

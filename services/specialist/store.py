@@ -48,8 +48,8 @@ class StepStore(ArtifactWriter):
     # A new version of a node's artifact (attempt None for a user edit); returns its version.
     append_artifact = ArtifactWriter.append
 
-    async def transcript(self, session_id: str, last: int) -> list[ChatMessage]:
-        """The last `last` lines of the conversation, oldest first."""
+    async def transcript(self, session_id: str, last: int | None) -> list[ChatMessage]:
+        """The last `last` lines of the conversation (None: all of them), oldest first."""
         return await transcript.read(self.redis, session_id, last)
 
     async def outline(self, session_id: str) -> tuple[Outline, dict[int, IndexedTurn]]:
@@ -75,6 +75,21 @@ class StepStore(ArtifactWriter):
                 pipe.rpush(key, json.dumps(data))
             pipe.expire(key, self.ttl_s)
             await pipe.execute()
+
+    async def last_exchange(
+        self, session_id: str, node_ids: list[str]
+    ) -> tuple[int, dict[str, Any]] | None:
+        """The latest model exchange among these nodes, the last node first that has one: its
+        position in `node_ids` and the exchange. Read only under the naive context policy,
+        which chains steps (shared/policy.py); the default never feeds one step another's."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for node_id in node_ids:
+                pipe.lindex(session_key(session_id, "plan", "exchange", node_id), -1)
+            found = await pipe.execute()
+        for position in reversed(range(len(node_ids))):
+            if found[position]:
+                return position, json.loads(found[position])
+        return None
 
     async def save_workflow(self, session_id: str, document: dict[str, Any]) -> None:
         """Persist the document and point the session at it; then the global lookup."""
