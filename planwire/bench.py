@@ -298,6 +298,14 @@ async def handled_by_process(stack: EmbeddedStack, services: list[str]) -> dict[
     return found
 
 
+# Every session is one open event stream of the one anonymous tenant: the gateway's public
+# per-tenant cap (20 streams) would refuse the 21st session's stream, and its replies would
+# never reach the bench. The bench measures the plumbing, not that limit (`planwire load` does).
+BENCH_GATEWAY_ENV = {
+    "PLANWIRE_MAX_STREAMS_PER_TENANT": "10000",
+    "PLANWIRE_MAX_STREAMS_TOTAL": "10000",
+}
+
 # Saturation search: sessions double until turns/s grows by less than this over the best.
 SATURATION_GAIN = 1.05
 SATURATION_MAX_SESSIONS = 256
@@ -424,6 +432,7 @@ def _measure_stack(
     from planwire.topology import embedded_services
 
     service_env = {spec.name: dict(env) for spec in embedded_services(settings)}
+    service_env["gateway"] |= BENCH_GATEWAY_ENV
     where = (
         log_dir / "-".join(f"{k}{v}" for k, v in replicas.items())
         if (log_dir and replicas)

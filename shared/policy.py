@@ -31,7 +31,7 @@ class ContextPolicy(StrEnum):
 
 def parse_policy(text: str | None) -> ContextPolicy:
     """The policy a setting names (empty: the default); a clear error for anything else."""
-    value = (text or "").strip().lower() or ContextPolicy.DEFAULT.value
+    value = (text or "").strip() or ContextPolicy.DEFAULT.value
     try:
         return ContextPolicy(value)
     except ValueError:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import ValidationError
 
 from planwire.evaluate import CaseResult, compare, compare_text
 from schemas.turn import ChatMessage
@@ -16,16 +17,21 @@ from shared.model.factory import ModelSettings, build_model
 from shared.model.port import HeuristicModel, SimulatedLatencyModel
 from shared.model.tokens import estimate_messages
 from shared.policy import ContextPolicy, context_policy, parse_policy
+from shared.settings import InfraSettings
 from tests.unit.test_specialist_logic import ARTIFACTS, INDEX, PLAN, transcript
 
 
 def test_the_policy_defaults_and_refuses_unknown_names(monkeypatch):
     monkeypatch.delenv("PLANWIRE_CONTEXT_POLICY", raising=False)
     assert context_policy() is ContextPolicy.DEFAULT
-    monkeypatch.setenv("PLANWIRE_CONTEXT_POLICY", " Naive ")
+    monkeypatch.setenv("PLANWIRE_CONTEXT_POLICY", "naive")
     assert context_policy() is ContextPolicy.NAIVE
     with pytest.raises(ValueError, match="choose one of default, naive"):
         parse_policy("lazy")
+    # A service refuses to start on a misspelt policy rather than failing every message.
+    monkeypatch.setenv("PLANWIRE_CONTEXT_POLICY", "Naive")
+    with pytest.raises(ValidationError, match="'default' or 'naive'"):
+        InfraSettings()
 
 
 def test_a_naive_step_sees_the_whole_transcript_and_continues_the_last_exchange():
