@@ -64,6 +64,7 @@ class HeuristicModel:
 
     name = "heuristic"
     model = "heuristic"
+    estimate_tokens = False  # a class default too: subclasses may skip __init__
 
     def __init__(self, *, estimate_tokens: bool = False) -> None:
         self.estimate_tokens = estimate_tokens
