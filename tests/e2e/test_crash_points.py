@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
@@ -93,7 +93,7 @@ async def test_killed_between_claim_and_publish_and_after_state_changes_nothing_
         with contextlib.suppress(asyncio.CancelledError):
             await supervisor
 
-    fired = sorted(p.name for p in Path(markers).iterdir())
+    fired = sorted(await asyncio.to_thread(os.listdir, markers))
     expected = sorted(
         f"{name}.{point.replace(':', '.')}" for name, ps in ARMED.items() for point in ps
     )
