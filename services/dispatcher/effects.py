@@ -53,9 +53,6 @@ def of(session_id: str, decision: Decision, seen: RunView, nodes: list[PlanNode]
         return Effects(events=again, clear=(current,))
     if decision.action == "fail":
         return Effects(clear=(current,), ending="failed", reason=decision.reason)
-    if decision.action == "redispatch":  # nothing changed: the advance's events again
-        done = progressed(session_id, seen.plan_id, nodes, seen.cursor - 1, decision.attempt)
-        return Effects(events=(done, *dispatched(session_id, seen.plan_id, nodes, seen.cursor, 1)))
     if decision.action == "announce":
         return Effects(ending="completed" if seen.state == "completed" else "failed", repeat=True)
     return Effects()

@@ -15,15 +15,14 @@ from typing import Literal
 from schemas.plan import PlanNode, StepCompleted
 from state.run import RunView  # the run record's view: the rules decide on it
 
-Action = Literal["ignore", "advance", "retry", "fail", "announce", "redispatch"]
+Action = Literal["ignore", "advance", "retry", "fail", "announce"]
 # Fixed namespace for ids derived from a plan: the same step attempt always gets the same id.
 _PLAN_NAMESPACE = uuid.UUID("6f1b5a2e-4c1d-5e8a-9b7c-2d3e4f5a6b7c")
 
 
 @dataclass(frozen=True)
 class Decision:
-    """What to do; `attempt` is the new attempt of a retry (of a redispatch: the attempt
-    that completed the step behind the cursor), `reason` explains fail/ignore."""
+    """What to do; `attempt` is the new attempt of a retry, `reason` explains fail/ignore."""
 
     action: Action
     index: int = 0
@@ -57,11 +56,6 @@ def on_completion(run: RunView | None, done: StepCompleted, max_attempts: int) -
         return Decision("ignore", done.node_index, reason="not the session's current plan")
     if run.state != "running":
         return _terminal(run, done.node_index, done.status == "ok" or run.state == "failed")
-    if just_passed(run, done):
-        # The completion that advanced the run, again: the dispatcher may have died between
-        # the advance and its requests. Re-request the next step's first attempt (same ids,
-        # so the runner and the user's stream dedupe what already went out).
-        return Decision("redispatch", run.cursor, attempt=done.attempt)
     if done.node_index != run.cursor or run.step_status != "dispatched":
         return Decision("ignore", done.node_index, reason="not the step under the cursor")
     if done.attempt > run.step_attempt:
@@ -93,16 +87,6 @@ def on_deadline(
     if run.state != "running" or run.step_status != "dispatched":
         return Decision("ignore", deadline.index, reason="the step is not waiting")
     return retry_or_fail(run, max_attempts, f"no answer within {timeout_s:g} s")
-
-
-def just_passed(run: RunView, done: StepCompleted) -> bool:
-    """A successful completion of the step right behind the cursor, whose successor waits on
-    its first request: the advance it caused may not have been announced."""
-    return (
-        done.status == "ok"
-        and done.node_index == run.cursor - 1
-        and (run.step_attempt, run.step_status) == (1, "dispatched")
-    )
 
 
 def first_step_pending(run: RunView | None, plan_id: str) -> bool:

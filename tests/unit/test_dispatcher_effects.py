@@ -67,10 +67,3 @@ def test_every_path_to_the_same_attempt_yields_the_same_event_ids():
     again = effects.of(SID, Decision("retry", 1, attempt=2), run(cursor=1), NODES).events
     assert [e.event_id for e in first] == [e.event_id for e in again]
     assert isinstance(first[1], StepProgressed)
-
-
-def test_a_redispatch_repeats_the_advances_events_with_the_same_ids():
-    first = effects.of("session-1", Decision("advance", 1), run(cursor=1), NODES)
-    again = effects.of("session-1", Decision("redispatch", 2, attempt=1), run(cursor=2), NODES)
-    assert [e.event_id for e in again.events] == [e.event_id for e in first.events]
-    assert again.clear == () and again.ending is None

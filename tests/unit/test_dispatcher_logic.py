@@ -42,9 +42,7 @@ def test_the_current_step_completing_advances_the_cursor():
 @pytest.mark.parametrize(
     ("view", "event", "why"),
     [
-        (run(cursor=3), done(index=1), "a duplicate of a step passed long ago"),
-        (run(cursor=2, attempt=2), done(index=1), "the next step already re-requested"),
-        (run(cursor=2), done(index=1, status="failed"), "a failure of a step already passed"),
+        (run(cursor=2), done(index=1), "a duplicate of a step already passed"),
         (run(cursor=1), done(index=2), "a completion from the future"),
         (run(status="done"), done(), "the step is not waiting"),
         (run(attempt=1), done(attempt=2), "an attempt never requested"),
@@ -59,14 +57,6 @@ def test_the_current_step_completing_advances_the_cursor():
 )
 def test_completions_that_are_not_about_the_current_step_are_ignored(view, event, why):
     assert logic.on_completion(view, event, 3).action == "ignore", why
-
-
-def test_the_completion_that_advanced_the_run_re_requests_the_next_step_again():
-    # A dispatcher killed between the advance and its requests: the redelivered completion
-    # asks for the next step's first attempt again (deterministic ids: deduped downstream).
-    assert logic.on_completion(run(cursor=2), done(index=1), 3) == logic.Decision(
-        "redispatch", 2, attempt=1
-    )
 
 
 def test_a_late_earlier_attempt_that_succeeded_still_advances():
