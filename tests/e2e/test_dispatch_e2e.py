@@ -140,6 +140,9 @@ class Stack:
             "PLANWIRE_CONSUMER_SESSION_TIMEOUT_MS": "6000",
             "PLANWIRE_CONSUMER_HEARTBEAT_MS": "2000",
             "PLANWIRE_SWEEP_INTERVAL_S": "0.5",
+            # A killed runner's claim must run out well within the short step timeout: its
+            # redelivered command waits for the lease, ahead of the re-requests behind it.
+            "PLANWIRE_CLAIM_LEASE_S": "2",
         }
         argv = [sys.executable, "-m", f"services.{name}.main", *args]
         proc = Proc(name, argv, self.logs / f"{name}.log", env, port).start()

@@ -59,3 +59,11 @@ def test_a_delivery_stops_trying_once_its_budget_is_spent():
     assert policy.try_again(1, 2.0) and policy.try_again(4, 9.9)
     assert not policy.try_again(5, 1.0)  # out of tries: rewind
     assert not policy.try_again(1, 10.5)  # out of time: rewind so the consumer polls
+
+
+def test_a_step_outlives_a_dead_runners_lease_and_the_groups_rejoin():
+    # The redelivered command of a killed runner waits out its lease before it runs, ahead
+    # of any re-request behind it on the partition.
+    settings = InfraSettings()
+    rejoin_s = settings.consumer_session_timeout_ms / 1000
+    assert step_timeout_s(30.0) > settings.claim_lease_s + rejoin_s
