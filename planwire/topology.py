@@ -12,9 +12,11 @@ here under its producer and consumers, regenerate (`planwire docs`, `python -m d
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from catalogue import load_catalogue
+from catalogue import Catalogue, load_catalogue
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
 from schemas.envelope import Event
 from schemas.plan import (
@@ -32,6 +34,10 @@ from schemas.turn import ContextTrimmed, NotesUpdated, ReplyGenerated, TurnRecei
 # Step runners whose `<runner>.run-step.v1` topics the stack creates up front (the
 # embedded broker cannot add partitions later, so topics must exist before first use).
 RUNNERS: list[str] = [*load_catalogue().ids, *FIXED_RUNNERS]
+
+# What a service's `Deps` field of one of these types gets (made once per process), beside
+# what the service kit itself provides (Redis, broker, model port, publishers, settings).
+PROVIDED: Mapping[type, Callable[[], Any]] = {Catalogue: load_catalogue}
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,9 @@ class Node:
     uses_model: bool = False
     title: str = ""  # the AsyncAPI title; "planwire <name>" when empty
     embedded_args: tuple[str, ...] = ()  # arguments under `planwire up` (one process per service)
+    provides: Mapping[type, Callable[[], Any]] = field(
+        default_factory=lambda: PROVIDED, hash=False, compare=False
+    )
 
 
 def kebab(name: str) -> str:

@@ -56,3 +56,11 @@ def text_list(reply: Iterable[object]) -> list[str]:
             raise TypeError(f"expected a plain list reply, got an item {item!r}")
         items.append(text(item))
     return items
+
+
+class RedisStore:
+    """Records kept in Redis for `ttl_s` seconds; the service kit builds a `Deps` field of a
+    subclass on the service's Redis with the session TTL (`shared.wiring`)."""
+
+    def __init__(self, redis: Redis, ttl_s: int) -> None:
+        self.redis, self.ttl_s = redis, ttl_s

@@ -1,19 +1,23 @@
 """The service kit: broker, publishers, subscribers, connections, lifespan, ASGI app, serving.
 
-Every Kafka-driven service's `main.py` states what is its own (settings, how its `Deps` are
-built) and gets the rest from here; its topics come from its topology entry:
+Every Kafka-driven service's `main.py` states only what is its own (its settings, the odd
+dependency) and gets the rest from here; its topics come from its topology entry:
 
-    service = Service.declared(topology.node("planner"), settings, handlers=handlers, model=recorded_model)
-    app = service.app(lambda opened: handlers.Deps(compiled=service.publisher_of(PlanCompiled), ...))
+    service = ModelService.declared(topology.node("planner"), handlers=handlers)
+    app = service.app()
 
 `declared` subscribes `handlers.on_<event_name>` to each consumed event's topic in its
-consumer group, and declares a publisher for each produced event.
+consumer group, declares a publisher for each produced event, and (a `ModelService`, for a node
+that `uses_model`) opens the usage-recording model port. `app()` builds `handlers.Deps` from its
+fields (`shared.wiring`): Redis, the broker, the model port, the node's provided types,
+`Publisher[E]` from the declared outputs, `RedisStore` subclasses, settings by name; keyword
+arguments override a field. A field nothing fills fails here, at start-up, naming it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from types import ModuleType
@@ -21,9 +25,11 @@ from typing import Any
 
 from faststream import ContextRepo
 from faststream.asgi import AsgiFastStream
+from faststream.kafka import KafkaBroker
 from redis.asyncio import Redis
 
 from schemas.topics import Topic
+from shared import wiring
 from shared.app import build_app, serve
 from shared.bus import consumer_options, make_broker
 from shared.handling import is_scoped
@@ -40,7 +46,12 @@ class Opened:
 
 
 class Service:
-    """One service's wiring; see the module docstring."""
+    """One service's wiring; see the module docstring. A service that calls a model is a
+    `shared.model.service.ModelService` (so model-free services never import the model)."""
+
+    default_settings: Callable[[], InfraSettings] = InfraSettings
+    default_model: Callable[[Any, Redis], Any] | None = None
+    model_port: Any = None  # the type a `Deps` field asking for the model port names
 
     def __init__(
         self,
@@ -50,27 +61,45 @@ class Service:
         description: str,
         title: str | None = None,
         model: Callable[[Any, Redis], Any] | None = None,
+        handlers: ModuleType | None = None,
+        provides: Mapping[type, Callable[[], Any]] | None = None,
     ) -> None:
         self.name, self.settings, self.description = name, settings, description
         self.title = title or f"planwire {name}"
         self.model = model  # (settings, redis) -> model port; kept out of model-free services
+        self.handlers = handlers  # the module whose `Deps` app() builds
+        self.provides = dict(provides or {})  # more types Deps fields may ask for, made once
         self.broker = make_broker(settings, client_id=name)
         self.publishers: dict[type, Any] = {}
+        self.build_deps: Callable[[Opened], Any] | None = None  # what app() planned
 
     @classmethod
     def declared(
         cls,
         node: Any,
-        settings: InfraSettings,
+        settings: InfraSettings | None = None,
         *,
         handlers: ModuleType,
         model: Callable[[Any, Redis], Any] | None = None,
     ) -> Service:
-        """The service as `node` (a `planwire.topology.Node`) declares it."""
+        """The service as `node` (a `planwire.topology.Node`) declares it; without `settings`,
+        the class's own (`default_settings`), without `model` its `default_model`."""
+        model = model or cls.default_model
         if node.uses_model != (model is not None):
-            raise ValueError(f"{node.name}: the topology says uses_model={node.uses_model}")
+            raise ValueError(
+                f"{node.name}: the topology says uses_model={node.uses_model}"
+                + (": declare it with shared.model.service.ModelService" if node.uses_model else "")
+            )
+        if settings is None:
+            settings = cls.default_settings()
         service = cls(
-            node.name, settings, description=node.description, title=node.title or None, model=model
+            node.name,
+            settings,
+            description=node.description,
+            title=node.title or None,
+            model=model,
+            handlers=handlers,
+            provides=getattr(node, "provides", None),
         )
         for produced in node.produces:
             if (
@@ -126,13 +155,45 @@ class Service:
                 await model.aclose()
             await redis.aclose()
 
+    def sources(self) -> wiring.Sources[Opened]:
+        """What `Deps` fields are filled from (see `shared.wiring`)."""
+        providers: dict[Any, Callable[[Opened], Any]] = {
+            Redis: lambda opened: opened.redis,
+            KafkaBroker: lambda _opened: self.broker,
+        }
+        if self.model is not None and self.model_port is not None:
+            providers[self.model_port] = lambda opened: opened.model
+        for kind, make in self.provides.items():
+            providers[kind] = _once(make)
+        return wiring.Sources(
+            service=self.name,
+            settings=self.settings,
+            publishers=self.publishers,
+            providers=providers,
+            ttl_s=lambda: self.settings.session_ttl_s,
+            redis=lambda opened: opened.redis,
+        )
+
+    def wired(self, deps: type | None = None, **overrides: Any) -> Callable[[Opened], Any]:
+        """A builder of `deps` (default: the handlers' `Deps`), planned now: WiringError naming
+        any field nothing fills."""
+        if deps is None:
+            deps = getattr(self.handlers, "Deps", None)
+            if deps is None:
+                raise wiring.WiringError(f"{self.name}: its handlers module has no Deps")
+        fills = wiring.plan(deps, self.sources(), overrides)
+        built = deps
+        return lambda opened: wiring.build(built, fills, opened)
+
     def app(
         self,
-        deps: Callable[[Opened], Any],
         *,
         running: Callable[[Any], AbstractAsyncContextManager[None]] | None = None,
+        **overrides: Any,
     ) -> AsgiFastStream:
-        """The ASGI app; its lifespan builds `deps` for the handlers and runs `running(deps)` alongside."""
+        """The ASGI app; its lifespan builds the handlers' `Deps` (fields named in `overrides`
+        take those values) and runs `running(deps)` alongside."""
+        deps = self.build_deps = self.wired(**overrides)
 
         held: list[Redis] = []  # the open Redis, for the readiness probe
 
@@ -161,6 +222,18 @@ class Service:
     def serve(self, app: Any) -> None:
         """Run the app under uvicorn with this service's settings."""
         serve(app, self.settings, self.name)
+
+
+def _once(make: Callable[[], Any]) -> Callable[[Opened], Any]:
+    """A provider that makes its value on first use and hands the same one out after."""
+    made: list[Any] = []
+
+    def provide(_opened: Opened) -> Any:
+        if not made:
+            made.append(make())
+        return made[0]
+
+    return provide
 
 
 def handler_name(event: type) -> str:

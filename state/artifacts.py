@@ -22,7 +22,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from schemas.plan import PlanNode
-from shared.redis import session_key
+from shared.redis import RedisStore, session_key
 
 WRITERS = {"ArtifactWriter": {"specialist"}}
 
@@ -101,11 +101,8 @@ async def content(redis: Redis, session_id: str, node_id: str) -> dict[str, Any]
     return found[node_id].content if node_id in found else {}
 
 
-class ArtifactWriter:
+class ArtifactWriter(RedisStore):
     """Appends versions of one session's artifacts."""
-
-    def __init__(self, redis: Redis, ttl_s: int) -> None:
-        self.redis, self.ttl_s = redis, ttl_s
 
     async def append(
         self,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from redis.asyncio import Redis
 
 from schemas.turn import Notes
-from shared.redis import session_key
+from shared.redis import RedisStore, session_key
 
 WRITERS = {"NotesWriter": {"annotator"}}
 
@@ -34,11 +34,8 @@ async def read(redis: Redis, session_id: str) -> Notes:
     return Notes.model_validate_json(raw) if raw else Notes()
 
 
-class NotesWriter:
+class NotesWriter(RedisStore):
     """Compare-and-sets one session's notes."""
-
-    def __init__(self, redis: Redis, ttl_s: int) -> None:
-        self.redis, self.ttl_s = redis, ttl_s
 
     async def get(self, session_id: str) -> Notes:
         """The current notes, or empty notes at version 0."""

@@ -15,7 +15,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from schemas.outline import IndexedTurn, Outline
-from shared.redis import session_key, text_map, text_or_none
+from shared.redis import RedisStore, session_key, text_map, text_or_none
 
 WRITERS = {"OutlineWriter": {"indexer"}}
 
@@ -67,11 +67,8 @@ async def read(redis: Redis, session_id: str) -> tuple[Outline, dict[int, Indexe
     return decode_tree(raw_tree), decode_turns(raw_turns)
 
 
-class OutlineWriter:
+class OutlineWriter(RedisStore):
     """Keeps one session's turns and compare-and-sets its tree."""
-
-    def __init__(self, redis: Redis, ttl_s: int) -> None:
-        self.redis, self.ttl_s = redis, ttl_s
 
     async def add_turn(self, session_id: str, turn: IndexedTurn) -> bool:
         """Keep a turn's words once (a redelivery changes nothing); False when already kept."""

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from redis.asyncio import Redis
 
 from schemas.plan import PlanNode
-from shared.redis import session_key, text, text_map, text_or_none
+from shared.redis import RedisStore, session_key, text, text_map, text_or_none
 
 WRITERS = {"PlanWriter": {"planner"}}
 
@@ -86,11 +86,8 @@ async def nodes_of(
     return _nodes(nodes), json.loads(repairs or "[]")
 
 
-class PlanWriter:
+class PlanWriter(RedisStore):
     """Logs one session's plan, once per plan id."""
-
-    def __init__(self, redis: Redis, ttl_s: int) -> None:
-        self.redis, self.ttl_s = redis, ttl_s
 
     async def write(
         self, session_id: str, plan_id: str, nodes: list[PlanNode], repairs: list[str], summary: str

@@ -16,7 +16,7 @@ from typing import Literal
 
 from redis.asyncio import Redis
 
-from shared.redis import session_key, text_map, text_or_none
+from shared.redis import RedisStore, session_key, text_map, text_or_none
 
 WRITERS = {"RunWriter": {"dispatcher"}}
 
@@ -121,11 +121,8 @@ async def failure(redis: Redis, session_id: str) -> str | None:
     return text_or_none(await redis.get(_keys(session_id)[2]))
 
 
-class RunWriter:
+class RunWriter(RedisStore):
     """Opens and compare-and-sets one session's run."""
-
-    def __init__(self, redis: Redis, ttl_s: int) -> None:
-        self.redis, self.ttl_s = redis, ttl_s
 
     async def start(self, session_id: str, plan_id: str, total: int) -> bool:
         """Open the run at step 0, attempt 1; False when this plan was already started."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from redis.asyncio import Redis
 
 from schemas.turn import ChatMessage
-from shared.redis import session_key, text_list, text_or_none
+from shared.redis import RedisStore, session_key, text_list, text_or_none
 
 WRITERS = {"TranscriptWriter": {"trimmer"}}
 
@@ -72,11 +72,8 @@ async def read_first(redis: Redis, session_id: str) -> ChatMessage | None:
     return decode(raw[0]) if raw else None
 
 
-class TranscriptWriter:
+class TranscriptWriter(RedisStore):
     """Appends to one session's transcript, once per message id."""
-
-    def __init__(self, redis: Redis, ttl_s: int) -> None:
-        self.redis, self.ttl_s = redis, ttl_s
 
     async def add_user(self, session_id: str, turn_seq: int, message: ChatMessage) -> bool:
         """Record the user's message of turn `turn_seq` once; False for a redelivery."""

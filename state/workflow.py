@@ -13,7 +13,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from shared.redis import session_key, text_or_none
+from shared.redis import RedisStore, session_key, text_or_none
 
 WRITERS = {"WorkflowWriter": {"specialist"}}
 
@@ -48,11 +48,8 @@ async def find(redis: Redis, workflow_id: str) -> tuple[str, dict[str, Any]] | N
     return (session_id, json.loads(raw)) if raw else None
 
 
-class WorkflowWriter:
+class WorkflowWriter(RedisStore):
     """Saves one session's workflow document."""
-
-    def __init__(self, redis: Redis, ttl_s: int) -> None:
-        self.redis, self.ttl_s = redis, ttl_s
 
     async def save(self, session_id: str, document: dict[str, Any]) -> None:
         """Persist the document and point the session at it; then the global lookup."""

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from faststream import Context
-from faststream.kafka.publisher import DefaultPublisher
 
 from catalogue import Catalogue
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
@@ -17,19 +16,20 @@ from shared.handling import HandlerDeps, handles
 from shared.metrics import record_overrides
 from shared.model import ModelPort
 from shared.policy import naive
+from shared.wiring import Publisher, Setting
 
 CAS_ATTEMPTS = 5
 
 
 @dataclass(kw_only=True)
 class Deps(HandlerDeps):
-    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
+    """What the handlers need; the service kit fills each field (shared.wiring)."""
 
     store: NotesStore
     model: ModelPort
     catalogue: Catalogue
-    published: DefaultPublisher
-    threshold: float
+    published: Publisher[NotesUpdated]
+    threshold: Annotated[float, Setting("ready_threshold")]
 
 
 @handles("annotator", claim=lambda event: event.phase == Phase.GATHERING)

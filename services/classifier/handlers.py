@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from faststream import Context
-from faststream.kafka.publisher import DefaultPublisher
 
 from catalogue import Catalogue
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
@@ -15,16 +14,17 @@ from shared.handling import HandlerDeps, handles
 from shared.metrics import record_overrides
 from shared.model import ModelPort
 from shared.model.quoting import quoted_user_text
+from shared.wiring import Publisher
 
 
 @dataclass(kw_only=True)
 class Deps(HandlerDeps):
-    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
+    """What the handlers need; the service kit fills each field (shared.wiring)."""
 
     model: ModelPort
     catalogue: Catalogue
-    classified: DefaultPublisher
-    confirmed: DefaultPublisher
+    classified: Publisher[ReplyClassified]
+    confirmed: Publisher[RequirementsConfirmed]
 
 
 @handles("classifier", claim=lambda event: event.phase == Phase.CONFIRMING)

@@ -7,10 +7,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import Annotated
 
 from faststream import Context
 from faststream.kafka import KafkaBroker
-from faststream.kafka.publisher import DefaultPublisher
 from prometheus_client import Counter
 
 from schemas.plan import (
@@ -19,12 +19,15 @@ from schemas.plan import (
     RunStep,
     StepCompleted,
     StepProgressed,
+    WorkflowCompleted,
+    WorkflowFailed,
 )
 from schemas.turn import Phase
 from services.dispatcher import effects, logic
 from services.dispatcher.logic import Deadline, Decision
 from services.dispatcher.store import RunStore
 from shared.handling import HandlerDeps, handles
+from shared.wiring import Publisher, Setting
 from state.run import RunView
 
 log = logging.getLogger("planwire.dispatcher")
@@ -41,15 +44,15 @@ RUNS_FINISHED = Counter(
 
 @dataclass(kw_only=True)
 class Deps(HandlerDeps):
-    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
+    """What the handlers need; the service kit fills each field (shared.wiring)."""
 
     store: RunStore
     broker: KafkaBroker
-    progressed: DefaultPublisher
-    completed: DefaultPublisher
-    failed: DefaultPublisher
+    progressed: Publisher[StepProgressed]
+    completed: Publisher[WorkflowCompleted]
+    failed: Publisher[WorkflowFailed]
     step_timeout_s: float
-    max_attempts: int
+    max_attempts: Annotated[int, Setting("step_attempts")]
 
 
 @handles("dispatcher")

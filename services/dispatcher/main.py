@@ -1,16 +1,14 @@
-"""Dispatcher service: the one wiring point (settings, dependencies; topics in planwire/topology.py, the deadline sweep)."""
+"""Dispatcher service: the one wiring point (settings, the deadline sweep; topics in planwire/topology.py; `Deps` autowired)."""
 
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 
 from planwire import topology
-from schemas.plan import StepProgressed, WorkflowCompleted, WorkflowFailed
 from services.dispatcher import handlers
-from services.dispatcher.store import RunStore
 from services.dispatcher.sweeper import sweeping
 from shared.budgets import step_timeout_s
-from shared.service import Opened, Service
+from shared.service import Service
 from shared.settings import InfraSettings
 
 
@@ -32,21 +30,6 @@ settings = Settings()
 service = Service.declared(topology.node("dispatcher"), settings, handlers=handlers)
 
 
-def deps(opened: Opened) -> handlers.Deps:
-    """What the handlers and the sweep need, once Redis is open."""
-    return handlers.Deps(
-        redis=opened.redis,
-        store=RunStore(opened.redis, settings.session_ttl_s),
-        broker=service.broker,
-        progressed=service.publisher_of(StepProgressed),
-        completed=service.publisher_of(WorkflowCompleted),
-        failed=service.publisher_of(WorkflowFailed),
-        step_timeout_s=settings.step_timeout_s or step_timeout_s(settings.model_timeout_s),
-        max_attempts=settings.step_attempts,
-        dedupe_ttl_s=settings.dedupe_ttl_s,
-    )
-
-
 def sweep(deps: handlers.Deps) -> AbstractAsyncContextManager[None]:
     """The deadline sweep, running as long as the service does."""
     return sweeping(
@@ -57,7 +40,10 @@ def sweep(deps: handlers.Deps) -> AbstractAsyncContextManager[None]:
     )
 
 
-app = service.app(deps, running=sweep)
+app = service.app(
+    running=sweep,
+    step_timeout_s=settings.step_timeout_s or step_timeout_s(settings.model_timeout_s),
+)
 
 if __name__ == "__main__":
     service.serve(app)

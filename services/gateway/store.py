@@ -23,12 +23,10 @@ import time
 from collections.abc import Sequence
 from typing import Any, cast
 
-from redis.asyncio import Redis
-
 from schemas.outline import Outline
 from services.gateway.limits import window
 from shared.model.usage import read_usage
-from shared.redis import session_key, text, text_list, text_map, text_or_none
+from shared.redis import RedisStore, session_key, text, text_list, text_map, text_or_none
 from state import notes, outline, run, session, transcript, workflow
 
 # Add an event to the stream once per event id (redeliveries are absorbed); returns its id.
@@ -70,11 +68,8 @@ def tenant_sessions_key(tenant: str) -> str:
     return f"pw:tenant:{{{tenant}}}:sessions"
 
 
-class SessionStore:
+class SessionStore(RedisStore):
     """Creates sessions, reads their state, and appends and reads outbound events."""
-
-    def __init__(self, redis: Redis, ttl_s: int) -> None:
-        self.redis, self.ttl_s = redis, ttl_s
 
     async def create(self, session_id: str, tenant: str) -> None:
         """A new session in the gathering phase, listed under its tenant."""

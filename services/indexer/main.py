@@ -1,18 +1,13 @@
-"""Indexer service: the one wiring point (settings, dependencies; topics in planwire/topology.py)."""
+"""Indexer service: the one wiring point (settings; topics in planwire/topology.py; `Deps` autowired)."""
 
 from __future__ import annotations
 
-from catalogue import load_catalogue
 from planwire import topology
 from services.indexer import handlers, logic
-from services.indexer.store import OutlineStore
-from shared.model import ModelSettings
-from shared.model.usage import recorded_model
-from shared.service import Opened, Service
-from shared.settings import InfraSettings
+from shared.model.service import ModelService, ModelServiceSettings
 
 
-class Settings(InfraSettings, ModelSettings):
+class Settings(ModelServiceSettings):
     """Indexer settings: the bounds code keeps the tree within."""
 
     index_topic_turns: int = 20
@@ -20,24 +15,8 @@ class Settings(InfraSettings, ModelSettings):
 
 
 settings = Settings()
-service = Service.declared(
-    topology.node("indexer"), settings, handlers=handlers, model=recorded_model
-)
-
-
-def deps(opened: Opened) -> handlers.Deps:
-    """What the handlers need, once Redis and the model are open."""
-    return handlers.Deps(
-        redis=opened.redis,
-        store=OutlineStore(opened.redis, settings.session_ttl_s),
-        model=opened.model,
-        catalogue=load_catalogue(),
-        limits=logic.Limits(settings.index_topic_turns, settings.index_phase_turns),
-        dedupe_ttl_s=settings.dedupe_ttl_s,
-    )
-
-
-app = service.app(deps)
+service = ModelService.declared(topology.node("indexer"), settings, handlers=handlers)
+app = service.app(limits=logic.Limits(settings.index_topic_turns, settings.index_phase_turns))
 
 if __name__ == "__main__":
     service.serve(app)

@@ -6,7 +6,6 @@ import logging
 from dataclasses import dataclass
 
 from faststream import Context
-from faststream.kafka.publisher import DefaultPublisher
 from prometheus_client import Counter
 
 from catalogue import Catalogue
@@ -17,6 +16,7 @@ from services.planner import logic, prompt
 from services.planner.store import PlanStore
 from shared.handling import HandlerDeps, handles
 from shared.model import ModelPort
+from shared.wiring import Publisher
 
 log = logging.getLogger("planwire.planner")
 PLAN_REPAIRS = Counter(
@@ -26,12 +26,12 @@ PLAN_REPAIRS = Counter(
 
 @dataclass(kw_only=True)
 class Deps(HandlerDeps):
-    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
+    """What the handlers need; the service kit fills each field (shared.wiring)."""
 
     store: PlanStore
     model: ModelPort
     catalogue: Catalogue
-    compiled: DefaultPublisher
+    compiled: Publisher[PlanCompiled]
 
 
 @handles("planner")

@@ -17,18 +17,13 @@ from faststream.asgi import AsgiFastStream
 
 from catalogue import load_catalogue
 from planwire import topology
-from schemas.plan import RunStep, StepCompleted
+from schemas.plan import RunStep
 from services.specialist import handlers
 from services.specialist.runners import ALL, select_runners
-from services.specialist.step import Deps
-from services.specialist.store import StepStore
-from shared.model import ModelSettings
-from shared.model.usage import recorded_model
-from shared.service import Opened, Service
-from shared.settings import InfraSettings
+from shared.model.service import ModelService, ModelServiceSettings
 
 
-class Settings(InfraSettings, ModelSettings):
+class Settings(ModelServiceSettings):
     """Step runtime settings; small session timeouts let a restarted runner take over sooner."""
 
     consumer_session_timeout_ms: int = 10_000
@@ -43,9 +38,7 @@ class Settings(InfraSettings, ModelSettings):
 
 settings = Settings()
 catalogue = load_catalogue()
-service = Service.declared(
-    topology.node("specialist"), settings, handlers=handlers, model=recorded_model
-)
+service = ModelService.declared(topology.node("specialist"), settings, handlers=handlers)
 broker = service.broker
 
 
@@ -66,25 +59,12 @@ def subscribe(runner: str, *more: str, group: str | None = None) -> Any:
     )
 
 
-def deps(opened: Opened) -> Deps:
-    """What the step handler needs, once Redis and the model are open."""
-    return Deps(
-        redis=opened.redis,
-        store=StepStore(opened.redis, settings.session_ttl_s),
-        model=opened.model,
-        catalogue=catalogue,
-        completed=service.publisher_of(StepCompleted),
-        dedupe_ttl_s=settings.dedupe_ttl_s,
-        delay_s=settings.specialist_delay_s,
-    )
-
-
 def create_app(runners: list[str], *, shared_consumers: bool = False) -> AsgiFastStream:
     """The runtime serving `runners`: each in its own consumer group, or (`shared_consumers`,
     the embedded `--all` process) a few consumers sharing them all.
     """
     service.description = topology.node("specialist").description.format(runners=", ".join(runners))
-    app = service.app(deps)
+    app = service.app()
 
     @app.after_startup
     async def start_runners() -> None:

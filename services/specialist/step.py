@@ -8,29 +8,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-from faststream.kafka.publisher import DefaultPublisher
+from typing import Annotated, Any
 
 from catalogue import Catalogue
-from schemas.plan import RunStep
+from schemas.plan import RunStep, StepCompleted
 from services.specialist import logic
 from services.specialist.context import StepContext
 from services.specialist.store import StepStore
 from shared.handling import HandlerDeps
 from shared.model import ModelPort
+from shared.wiring import Publisher, Setting
 from state.plan import PlanLog
 
 
 @dataclass(kw_only=True)
 class Deps(HandlerDeps):
-    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
+    """What the handlers need; the service kit fills each field (shared.wiring)."""
 
     store: StepStore
     model: ModelPort
     catalogue: Catalogue
-    completed: DefaultPublisher
-    delay_s: float = 0.0  # test-only: makes a step slow enough to kill mid-step
+    completed: Publisher[StepCompleted]
+    delay_s: Annotated[float, Setting("specialist_delay_s")] = (
+        0.0  # test-only: makes a step slow enough to kill mid-step
+    )
 
 
 class StepFailed(Exception):

@@ -3,24 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 from faststream import Context
-from faststream.kafka.publisher import DefaultPublisher
 
 from schemas.turn import ChatMessage, ContextTrimmed, ReplyGenerated, TurnReceived
 from services.trimmer import logic
 from services.trimmer.store import TranscriptStore
 from shared.handling import HandlerDeps, handles
 from shared.policy import naive
+from shared.wiring import Publisher, Setting
 
 
 @dataclass(kw_only=True)
 class Deps(HandlerDeps):
-    """What the handlers need besides Redis and the dedupe TTL, built once in main.py."""
+    """What the handlers need; the service kit fills each field (shared.wiring)."""
 
     store: TranscriptStore
-    trimmed: DefaultPublisher
-    budget_tokens: int
+    trimmed: Publisher[ContextTrimmed]
+    budget_tokens: Annotated[int, Setting("trim_budget_tokens")]
 
 
 @handles("trimmer")

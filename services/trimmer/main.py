@@ -1,12 +1,10 @@
-"""Trimmer service: the one wiring point (settings, dependencies; topics in planwire/topology.py)."""
+"""Trimmer service: the one wiring point (settings; topics in planwire/topology.py; `Deps` autowired)."""
 
 from __future__ import annotations
 
 from planwire import topology
-from schemas.turn import ContextTrimmed
 from services.trimmer import handlers
-from services.trimmer.store import TranscriptStore
-from shared.service import Opened, Service
+from shared.service import Service
 from shared.settings import InfraSettings
 
 
@@ -16,22 +14,8 @@ class Settings(InfraSettings):
     trim_budget_tokens: int = 1500
 
 
-settings = Settings()
-service = Service.declared(topology.node("trimmer"), settings, handlers=handlers)
-
-
-def deps(opened: Opened) -> handlers.Deps:
-    """What the handlers need, once Redis is open."""
-    return handlers.Deps(
-        redis=opened.redis,
-        store=TranscriptStore(opened.redis, settings.session_ttl_s),
-        trimmed=service.publisher_of(ContextTrimmed),
-        budget_tokens=settings.trim_budget_tokens,
-        dedupe_ttl_s=settings.dedupe_ttl_s,
-    )
-
-
-app = service.app(deps)
+service = Service.declared(topology.node("trimmer"), Settings(), handlers=handlers)
+app = service.app()
 
 if __name__ == "__main__":
     service.serve(app)

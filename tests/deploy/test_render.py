@@ -41,7 +41,7 @@ def test_a_leftover_file_counts_as_stale(tmp_path):
 
 @pytest.mark.parametrize("service", inventory.CORE_SERVICES)
 def test_model_settings_go_exactly_to_the_services_that_read_them(service):
-    settings_class = importlib.import_module(f"services.{service}.main").Settings
+    settings_class = type(importlib.import_module(f"services.{service}.main").service.settings)
     assert issubclass(settings_class, ModelSettings) == (service in inventory.MODEL_SERVICES)
 
 
