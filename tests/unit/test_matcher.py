@@ -329,3 +329,62 @@ def test_a_frequency_is_a_schedule_only_when_it_says_when_the_workflow_runs(
     text: str, scheduled: bool
 ):
     assert ("scheduler" in detect(text, CATALOGUE).mentioned) is scheduled
+
+
+# Kinds of removal language met in the h2/h3 corpus, each in wordings of our own, with
+# near-misses that must stay mentions. (text, mentioned, removed), compared as sets.
+REMOVAL_KINDS: list[tuple[str, set[str], set[str]]] = [
+    # A verdict after the item: "X is a no-go".
+    ("Trello is a no-go for us.", set(), {"trello"}),
+    ("honestly notion is a non-starter here", set(), {"notion"}),
+    ("Dropbox is out of the question.", set(), {"dropbox"}),
+    # The past: "years ago", "before we used", "X was my old ...".
+    ("Years ago we tracked orders in Airtable but it got messy.", set(), {"airtable"}),
+    ("before we used hubspot for this, far too dear", set(), {"hubspot"}),
+    ("Use Gmail. Outlook was my previous job, not this one.", {"gmail"}, {"outlook"}),
+    ("Jira was the old tracker we had.", set(), {"jira"}),
+    # Someone else's suggestion is not the user's request.
+    ("A colleague suggested Airtable for this.", set(), {"airtable"}),
+    ("Someone recommended Notion, but let's log it in Notion only if cheap.", {"notion"}, set()),
+    # Negated having/using with fillers and recipients between cue and item.
+    ("We don't have anything like Jira or Asana.", set(), {"jira", "asana"}),
+    ("Don't bother with Discord.", set(), {"discord"}),
+    ("Never send anything to customers from Outlook.", set(), {"outlook"}),
+    ("Our drivers never look in Dropbox.", set(), {"dropbox"}),
+    ("We're not doing Telegram alerts anymore.", set(), {"telegram"}),
+    # A bare "no" sentence takes back the item of the sentence before it.
+    ("My boss mentioned Trello. Nope.", set(), {"trello"}),
+    ("Maybe post it to Discord too? Hmm no, forget it.", set(), {"discord"}),
+    ("Could we also use Notion... actually no.", set(), {"notion"}),
+    # Within one sentence a bare re-mention does not bring a removed item back.
+    ("Not Jira, everyone assumes Jira.", set(), {"jira"}),
+    ("Skip Trello, folks always confuse Trello with Asana.", {"asana"}, {"trello"}),
+]
+# Near-misses: the same words that must not remove anything.
+NOT_REMOVALS: list[tuple[str, set[str]]] = [
+    ("Post it to the #month-close channel in Slack.", {"slack"}),
+    ("Send it to the #drop-off channel on Discord.", {"discord"}),
+    ("Post to Slack. No emojis please.", {"slack"}),
+    ("Post it to Slack. No, to the #ops channel in Slack.", {"slack"}),
+    ("Not Jira but Jira Cloud? No, just use Jira.", {"jira"}),
+    ("Don't worry, we have Airtable already.", {"airtable"}),
+    ("Drop Trello, actually no wait, keep Trello.", {"trello"}),
+    ("We used Notion before and we still use Notion now.", {"notion"}),
+]
+
+
+@pytest.mark.parametrize(("text", "mentioned", "removed"), REMOVAL_KINDS)
+def test_removal_kinds(text: str, mentioned: set[str], removed: set[str]):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+@pytest.mark.parametrize(("text", "mentioned"), NOT_REMOVALS)
+def test_near_misses_remove_nothing(text: str, mentioned: set[str]):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, set())
+
+
+def test_a_reversal_in_the_same_sentence_brings_a_removed_item_back():
+    result = detect("Use email rather than Discord? No, Discord is fine.", CATALOGUE)
+    assert (result.mentioned, result.removed) == (("discord",), ())
