@@ -388,3 +388,37 @@ def test_near_misses_remove_nothing(text: str, mentioned: set[str]):
 def test_a_reversal_in_the_same_sentence_brings_a_removed_item_back():
     result = detect("Use email rather than Discord? No, Discord is fine.", CATALOGUE)
     assert (result.mentioned, result.removed) == (("discord",), ())
+
+
+# Paraphrases and senses kept as catalogue data, in our own wordings, with near-misses.
+LEXICON_KINDS: list[tuple[str, set[str]]] = [
+    # Reading text off pictures is OCR.
+    ("Grab the numbers off the scan of each docket.", {"ocr"}),
+    ("Read the totals from the photo the driver sends.", {"ocr"}),
+    ("I need the text pulled out of these pictures.", {"ocr"}),
+    ("Pull the attachments from the latest photos folder in Dropbox.", {"dropbox"}),
+    # A second language for the same message is a translation.
+    ("Could the notice also go out in Polish too?", {"translator"}),
+    ("Post it in French as well, under the original.", {"translator"}),
+    ("The reply should be in German too.", {"translator"}),
+    ("Our staff all speak English.", set()),
+    # Texting a person chosen at run time is SMS.
+    ("Text whoever is on call.", {"twilio_sms"}),
+    ("text each volunteer on the rota", {"twilio_sms"}),
+    ("Put the text in a note.", set()),
+    # "gh" for GitHub where it qualifies a repo or issue.
+    ("new PRs on our gh repo", {"github"}),
+    ("watch the gh issues for the bug label", {"github"}),
+    # Ordinary senses of product names.
+    ("Add the asana of the week from the teacher's notes.", set()),
+    ("a short clip of a standing asana", set()),
+    ("Create a task in Asana for each request.", {"asana"}),
+    ("There's no slack in the budget this quarter.", set()),
+    ("zero slack in my calendar in May", set()),
+    ("Post it to the team's Slack channel.", {"slack"}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), LEXICON_KINDS)
+def test_lexicon_paraphrases_and_senses(text: str, expected: set[str]):
+    assert set(detect(text, CATALOGUE).mentioned) == expected
