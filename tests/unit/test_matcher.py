@@ -422,3 +422,41 @@ LEXICON_KINDS: list[tuple[str, set[str]]] = [
 @pytest.mark.parametrize(("text", "expected"), LEXICON_KINDS)
 def test_lexicon_paraphrases_and_senses(text: str, expected: set[str]):
     assert set(detect(text, CATALOGUE).mentioned) == expected
+
+
+# Schedules said as a day of the month; facts about rotas and routines that are not.
+MONTH_DAY_SCHEDULES = [
+    "On the first business day of the month, pull the numbers.",
+    "run it the last working day of each month",
+    "On the 2nd of every month, compile the report.",
+    "The third weekday of each month, send the totals.",
+]
+NOT_SCHEDULES_BY_CLAUSE = [
+    "The on-call rota is Mon/Thu Sam, weekends Priya.",
+    "Who covers the desk is a roster: Tue/Wed me, weekends Ana.",
+    "We film on Monday mornings and it usually airs Wednesday, but just fire it when the upload appears.",
+]
+
+
+@pytest.mark.parametrize("text", MONTH_DAY_SCHEDULES)
+def test_a_day_of_the_month_is_a_schedule(text: str):
+    assert "scheduler" in detect(text, CATALOGUE).mentioned
+
+
+@pytest.mark.parametrize("text", NOT_SCHEDULES_BY_CLAUSE)
+def test_rotas_and_routines_are_not_schedules(text: str):
+    assert "scheduler" not in find_mentions(text, CATALOGUE)
+
+
+@pytest.mark.parametrize(
+    ("text", "is_step"),
+    [
+        ("Summarize what you find for each brand, three bullets.", True),
+        ("Summarise what it collects into a short note.", True),
+        ("Can you summarize what you have so far?", False),
+        ("Summarize what we discussed, please.", False),
+        ("summarize what you understood", False),
+    ],
+)
+def test_summarizing_what_the_workflow_finds_is_a_step(text: str, is_step: bool):
+    assert ("text_summarizer" in detect(text, CATALOGUE).mentioned) is is_step
