@@ -154,6 +154,10 @@ DESCRIBES_NOUN = re.compile(
     r"|entry|entries|event|order|lead|invoice|contact|task|card|comment|link)s?(?!\w)",
     re.IGNORECASE,
 )
+SUBSET = re.compile(
+    r"\s+(?:those|these|(?:the\s+)?(?:[\w-]+\s+)?ones)(?!\w)(?!\s+(?:any\s*more|no\s+more))",
+    re.IGNORECASE,
+)
 STILL_GONE = re.compile(r"\s+(?:any\s*more|no\s+more|any\s+longer)(?!\w)", re.IGNORECASE)
 # "drop the file into Dropbox": drop as "put", not as "remove".
 PLACEMENT = re.compile(r"\s+(?:into|onto|in|to|inside)(?!\w)(?!\s+favou?r)", re.IGNORECASE)
@@ -279,6 +283,9 @@ def _after(text: str, phrase: re.Match[str], hits: list[Hit], starts: dict[int, 
     pos = phrase.end()
     while (step := _next(text, pos, hits, starts, bool(taken))) is not None:
         index, pos = step
+        if index is not None and SUBSET.match(text, pos):
+            # "no need to text him those": which things, not whether the step exists.
+            break
         noun = DESCRIBES_NOUN.match(text, pos) if index is not None else None
         if noun and STILL_GONE.match(text, noun.end()):
             # "not doing WhatsApp orders anymore": the kind of thing stopped with the item.

@@ -460,3 +460,19 @@ def test_rotas_and_routines_are_not_schedules(text: str):
 )
 def test_summarizing_what_the_workflow_finds_is_a_step(text: str, is_step: bool):
     assert ("text_summarizer" in detect(text, CATALOGUE).mentioned) is is_step
+
+
+# A negation about some of the things a step handles filters them; it keeps the step.
+@pytest.mark.parametrize(
+    ("text", "mentioned", "removed"),
+    [
+        ("The small repairs can wait, no need to text him those.", {"twilio_sms"}, set()),
+        ("Don't text them the low-priority ones.", {"twilio_sms"}, set()),
+        ("Never text her these, she checks the board.", {"twilio_sms"}, set()),
+        ("No need to text him anymore.", set(), {"twilio_sms"}),
+        ("Don't text them, we'll call instead.", set(), {"twilio_sms"}),
+    ],
+)
+def test_a_negation_about_a_subset_keeps_the_step(text: str, mentioned: set, removed: set):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
