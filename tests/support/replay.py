@@ -83,7 +83,8 @@ class Session:
             self.out.phase = "gathering"
             self.annotate(text)
         else:
-            self.out.replies.append(("clarify", conversation.CLARIFY))
+            last = self.out.replies[-1][1] if self.out.replies else ""
+            self.out.replies.append(("clarify", conversation.unclear_reply(text, last)))
 
 
 def replay(case: dict, catalogue: Catalogue, model: ModelScript = silent) -> Replay:
