@@ -20,18 +20,21 @@ VERDICTS: tuple[Verdict, ...] = ("confirmed", "amend", "unclear")
 # rounding. Go-phrases count anywhere; yes-words only where the reply opens with them, or in
 # a judgement about the summary ("looks good", "that's it").
 GO = re.compile(
-    r"\b(?:build it|ship it|go ahead|go for it|do it|proceed|set it up|make it(?: happen| so)?|create it"
+    r"\b(?:build it|ship it|launch it|run it|start it|go ahead|go for it|do it|proceed|set it up|make it(?: happen| so)?|create it"
     r"|let'?s (?:go|do it|do this)|confirm(?:ed)?|approved?|lgtm|good to go)\b|\bgo\W*$|👍|✅",
     re.IGNORECASE,
 )
 AFFIRM = re.compile(
-    r"\b(?:that'?s (?:right|correct|everything|it|all)|(?:looks|sounds|seems) (?:good|right|great|fine|correct)"
+    r"\b(?:that'?s (?:right|correct|everything|it|all|the one)|(?:looks|sounds|seems) (?:good|right|great|fine|correct)"
     r"|all (?:good|correct|right)|fine by me|works for me|agreed)\b",
     re.IGNORECASE,
 )
 OPENING_YES = re.compile(
-    r"^\W*(?:(?:oh|well|hmm|um)\W+)?(?:yes|yep|yup|yeah|ya|sure|correct|right|perfect|exactly|great|fine"
-    r"|ok(?:ay)?|agreed?|approved?|absolutely|definitely|confirmed?)\b",
+    r"^\W*(?:(?:oh|well|hmm|um)\W+)?(?:yes|yep|yup|yeah|ya|sure|correct|perfect|exactly|absolutely"
+    r"|definitely|agreed?|approved?|confirmed?)\b"
+    # "ok", "right", "great", "fine" open many replies ("Ok I'm done", "ok cool, quick
+    # question"): alone they are a yes, as an opener they are not.
+    r"|^\W*(?:ok(?:ay)?|right|great|fine|cool)\W*$",
     re.IGNORECASE,
 )
 # A question asks for an answer, not for the build: "Does it handle emojis?", "quick question".

@@ -54,6 +54,9 @@ class Session:
             self.annotate(text)
         elif self.out.phase == "confirming":
             self.classify(text)
+        else:
+            # The gateway answers 409 to a message after the build started: the case errors.
+            self.out.plan, self.out.phase = [], "rejected"
 
     def annotate(self, text: str) -> None:
         previous = self.out.notes

@@ -56,16 +56,21 @@ CHIT_CHAT = [
     "ok cool, quick question: can it cope with 500 rows",
     "The weather here is perfect today.",
     "Is that right?",
+    "Ok I'm done.",
+    "right, so the sheet is called FY27",
 ]
 CONFIRMATIONS = [
     "That's fine by me, go ahead.",
     "ok",
+    "Okay!",
+    "ok, build it",
     "Sure thing.",
     "sounds right, go",
     "Correct. Build it.",
     "yes correct, you can make it",
     "All correct, please build it.",
     "Perfect, that's exactly it!",
+    "great, that is the one, launch it",
     "Yes is correct, please do it like this",
 ]
 
