@@ -29,7 +29,11 @@ PRODUCT_PREPOSITION = re.compile(
 # What follows a summary verb when the user wants a recap of the conversation itself.
 RECAP_OBJECT = re.compile(
     r"\s+(?:of\s+)?(?:(?:it|everything|this|that)\s+)?(?:(?:for|to)\s+(?:me|us)\s+)?"
-    r"(?:what\s+(?:you|we|i)(?!\w)|where\s+we(?!\w)|so\s+far(?!\w)|"
+    # "what you have/understood/we discussed": the conversation; "what you find" is the
+    # workflow's own findings and a step.
+    r"(?:what\s+(?:you|we|i)(?:['’]ve|['’]d|\s+(?:have|had|know|knew|understood|understand|said|discussed"
+    r"|told|heard|got|gathered|noted|talked|covered|agreed|decided|mean|meant|wrote|asked))(?!\w)"
+    r"|where\s+we(?!\w)|so\s+far(?!\w)|"
     r"(?:the|our|this|my)\s+(?:conversation|chat|discussion|plan|requirements?|notes)(?!\w))",
     re.IGNORECASE,
 )
@@ -142,6 +146,14 @@ DESCRIBED = re.compile(
 )
 
 
+# "the on-call rota is Mon/Thu Sam": who is on duty when, a fact about people.
+ROSTER = words(r"rotas?|rosters?|rotations?|shift\s+patterns?|on[\s-]call\s+schedules?")
+# A contrast splits what people do from what the workflow should do ("we meet on Mondays,
+# so have it ready by then" is one request; "we record on Tuesdays, but fire on each new
+# episode" is two).
+CLAUSE_BREAK = re.compile(r"(?<!\w)(?:but|though|although|however)(?!\w)", re.IGNORECASE)
+
+
 def observation(sentence: str, before: str) -> bool:
     """A sentence stating a fact about people or data, asking nothing of the workflow.
 
@@ -150,7 +162,16 @@ def observation(sentence: str, before: str) -> bool:
     """
     if DIRECTIVE.search(sentence):
         return False
-    return bool(PERSON_STATEMENT.search(sentence) or DESCRIBED.search(before))
+    return bool(
+        PERSON_STATEMENT.search(sentence) or DESCRIBED.search(before) or ROSTER.search(sentence)
+    )
+
+
+def clause_of(text: str, hit: Hit, opening: int, closing: int) -> str:
+    """The clause of the sentence [opening, closing) that holds the hit."""
+    start = max((m.end() for m in CLAUSE_BREAK.finditer(text, opening, hit.start)), default=opening)
+    end = CLAUSE_BREAK.search(text, hit.end, closing)
+    return text[start : end.start() if end else closing]
 
 
 def schedule_is_a_schedule(text: str, hit: Hit) -> bool:
@@ -162,6 +183,10 @@ def schedule_is_a_schedule(text: str, hit: Hit) -> bool:
     if BARE_FREQUENCY.match(text[hit.start : hit.end]) and BILLING.search(sentence):
         return False
     if observation(sentence, text[opening : hit.start]):
+        return False
+    # "we record Tuesday nights and it goes out Thursday, but fire it on each new episode".
+    closing = opening + len(sentence)
+    if observation(clause_of(text, hit, opening, closing), ""):
         return False
     return not any(
         m.start() <= hit.start - opening and hit.end - opening <= m.end()

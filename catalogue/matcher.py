@@ -16,6 +16,7 @@ from catalogue.lexicon import phrase_hits, ref_hits
 from catalogue.model import Catalogue
 from catalogue.phrases import REF, Hit, alias_hits, without_overlaps
 from catalogue.removals import removed_indices
+from catalogue.retractions import persisting, rejected_indices
 from catalogue.schedule import schedule_hits
 
 # Items whose references are patterns rather than fixed phrases; used only when the
@@ -84,7 +85,9 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     found = hits(text, catalogue)
     refs = back_references(text, found, catalogue)
     candidates = sorted(found + list(refs))
-    gone = {candidates[i] for i in removed_indices(text, candidates)}
+    indices = removed_indices(text, candidates) | rejected_indices(text, candidates)
+    indices |= persisting(text, candidates, indices)
+    gone = {candidates[i] for i in indices}
     last_removed = {hit.id: hit in gone for hit in found}
     order = dict.fromkeys(hit.id for hit in found)
     return MatchResult(

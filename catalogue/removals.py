@@ -77,6 +77,9 @@ TRAILING = words(
     r"|won['’]?t\s+be\s+(?:needed|necessary|required|used)"
     r"|(?:got|was|were|is|has\s+been|have\s+been)\s+(?:cancell?ed|dropped|scrapped|discontinued|shut\s+down|retired)"
     r"|(?:can|could)\s+go(?!\s+(?:to|in|into|on))"
+    r"|(?:is|are)\s+(?:a\s+)?(?:no-?go|non-?starter|out\s+of\s+the\s+question|dead\s+to\s+(?:us|me))"
+    # "Outlook was my previous job", "Jira was the old tracker": the item belongs to the past.
+    r"|(?:was|were)\s+(?:at\s+)?(?:the|my|our|an?)\s+(?:old|previous|former|last)(?!\w)"
 )
 # "keep Slack out of this", "leave the Trello part out": a verb, the items, then "out".
 CIRCUMFIX = words(r"keep|leave|take|cut|pull|rip|count")
@@ -97,7 +100,12 @@ NEGATION = re.compile(r"not|no|never|don['’]?t|do\s+not", re.IGNORECASE)
 CONDITIONAL = re.compile(r"\s*(?:if|when|whenever|unless|in\s+case|should)(?!\w)", re.IGNORECASE)
 # "we used to track this in Jira", "our old setup was Zapier + Trello": history, not the plan.
 HISTORY = words(
-    r"used\s+to|previously|formerly|in\s+the\s+past|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
+    r"years\s+ago|a\s+while\s+ago|before\s+(?:we|i)\s+(?:used|had|kept|sent|ran|were|was|did)"
+    # Someone else's suggestion is not the user's request: "a colleague suggested Airtable".
+    r"|(?:someone|somebody|people|(?:a|my|our|one)\s+(?:\w+\s+)?(?:colleague|boss|manager|friend|cohost|co-host"
+    r"|partner|coworker|co-worker|nephew|consultant|assistant|contractor))\s+(?:suggested|recommended|proposed"
+    r"|mentioned|keeps?\s+(?:saying|suggesting|pushing))"
+    r"|used\s+to|previously|formerly|in\s+the\s+past|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
     r"|(?:our|the)\s+(?:old|previous|former|legacy)\s+(?:setup|system|tool|tools|process|way|workflow|stack|solution|provider|vendor|app|crm|thing)"
 )
 # "Before, we collected requests on a Trello board": an opening that sets the whole sentence
@@ -130,6 +138,10 @@ FILLER = words(
 # Verbs that may stand only before the first item: "not to Slack", "don't need the SMS part".
 LEAD_IN = words(
     r"need|use|using|want|to|on|in|via|with|through|anyone|anybody|someone|everyone|people"
+    # "don't have anything like Jira", "never look in Dropbox", "not doing Telegram alerts",
+    # "never send anything to customers from Outlook".
+    r"|have|has|like|bother\s+with|look(?:ing)?|check(?:ing)?|doing|from|anything|something"
+    r"|clients?|customers?|users?|them|him|her|us|me"
     r"|(?:post|send|save|upload|store|put|write|log|push|sync|notify|message|ping|tell|alert|email|contact)(?:ing|s)?"
     r"(?:\s+(?:it|them|this|that|everything|anything|anymore))?(?:\s+back)?(?:\s+(?:to|into|in|on|via|through))?"
 )
@@ -142,6 +154,11 @@ DESCRIBES_NOUN = re.compile(
     r"|entry|entries|event|order|lead|invoice|contact|task|card|comment|link)s?(?!\w)",
     re.IGNORECASE,
 )
+SUBSET = re.compile(
+    r"\s+(?:those|these|(?:the\s+)?(?:[\w-]+\s+)?ones)(?!\w)(?!\s+(?:any\s*more|no\s+more))",
+    re.IGNORECASE,
+)
+STILL_GONE = re.compile(r"\s+(?:any\s*more|no\s+more|any\s+longer)(?!\w)", re.IGNORECASE)
 # "drop the file into Dropbox": drop as "put", not as "remove".
 PLACEMENT = re.compile(r"\s+(?:into|onto|in|to|inside)(?!\w)(?!\s+favou?r)", re.IGNORECASE)
 SPACE = re.compile(r"\s*")
@@ -167,6 +184,8 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
     ends = {hit.end: i for i, hit in enumerate(hits)}
     removed: set[int] = set()
     for match in LEADING.finditer(text):
+        if _in_a_name(text, match):
+            continue
         if CANCELLED.search(text, max(0, match.start() - WINDOW), match.start()):
             continue
         if NEGATION.fullmatch(match[0]) and _in_condition(text, match.start()):
@@ -182,6 +201,17 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
         | _anaphora(text, hits)
         | historical_indices(text, hits)
     )
+
+
+# "#finance-close", "drop-off", "no_reply": a cue word inside a compound is part of a name.
+NAME_JOINER = "-_#/@"
+
+
+def _in_a_name(text: str, match: re.Match[str]) -> bool:
+    before = text[match.start() - 1] if match.start() else " "
+    after = text[match.end() : match.end() + 2]
+    joined_after = len(after) == 2 and after[0] in "-_" and after[1].isalnum()
+    return before in NAME_JOINER or joined_after
 
 
 def _circumfix(text: str, hits: list[Hit], starts: dict[int, int]) -> set[int]:
@@ -253,7 +283,15 @@ def _after(text: str, phrase: re.Match[str], hits: list[Hit], starts: dict[int, 
     pos = phrase.end()
     while (step := _next(text, pos, hits, starts, bool(taken))) is not None:
         index, pos = step
-        if index is not None and DESCRIBES_NOUN.match(text, pos):
+        if index is not None and SUBSET.match(text, pos):
+            # "no need to text him those": which things, not whether the step exists.
+            break
+        noun = DESCRIBES_NOUN.match(text, pos) if index is not None else None
+        if noun and STILL_GONE.match(text, noun.end()):
+            # "not doing WhatsApp orders anymore": the kind of thing stopped with the item.
+            taken.append(index)
+            break
+        if noun:
             break
         taken += [] if index is None else [index]
     if taken and phrase.group(0).lower().startswith("drop") and PLACEMENT.match(text, pos):

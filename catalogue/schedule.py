@@ -25,6 +25,7 @@ COUNT = r"(?:\d+|a\s+few|few|couple\s+of|two|three|four|five|six|ten|twelve|fift
 UNIT = r"(?:minute|hour|day|week|month)s"
 CLOCK_12 = r"\d{1,2}(?::[0-5]\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)"
 CLOCK_24 = r"(?:[01]?\d|2[0-3])[:h][0-5]\d"
+ORDINAL = r"first|second|third|fourth|fifth|last|\d{1,2}(?:st|nd|rd|th)"
 CRON_FIELD = r"[\d*/,-]+"
 
 SCHEDULE = words(
@@ -40,6 +41,9 @@ SCHEDULE = words(
             r"(?:once|twice|\w+\s+times)\s+(?:a|per|every)\s+(?:day|week|month|hour)",
             rf"(?:at|around)\s+(?:{CLOCK_12}|{CLOCK_24}|noon|midnight)",
             r"cron(?:tab)?",
+            # "the first business day of the month", "the 2nd of every month".
+            rf"(?:{ORDINAL})\s+(?:business\s+|working\s+|week)?day\s+of\s+(?:the|each|every|a)\s+month",
+            r"\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:each|every|the)\s+month",
         )
     )
 )

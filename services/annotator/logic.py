@@ -111,10 +111,11 @@ def swapped_out(noted: set[str], match: MatchResult, catalogue: Catalogue) -> se
     noted email service), or else the one of its kind and role. A noted item the message
     names again may be it ("WhatsApp is a pain to set up, Telegram instead"). Only when the
     message names no removal itself and exactly one item could be meant; otherwise nothing
-    is guessed away.
+    is guessed away; nor when the message says what goes by a reference ("scrap the email
+    reminders, send a text instead").
     """
     new = [catalogue.get(i) for i in match.mentioned if i not in noted]
-    if not match.swap or match.removed or len(new) != 1 or new[0] is None:
+    if not match.swap or match.removed or match.removed_refs or len(new) != 1 or new[0] is None:
         return set()
     entry = new[0]
     others = noted - {entry.id}
@@ -234,7 +235,10 @@ def fold(
     added, overrides = accepted_model_ids(view, user_text, catalogue)
     model_removed, removal_overrides = accepted_model_removals(view, user_text, catalogue)
     noted = set(previous.mentioned_integrations) | set(previous.mentioned_tools)
-    removed = model_removed | referred_removals(noted, match) | swapped_out(noted, match, catalogue)
+    # "log it in Google Sheets; on second thought drop the sheet": a reference may point at
+    # an item of the same message as well as at a noted one.
+    referred = referred_removals(noted | set(match.mentioned), match)
+    removed = model_removed | referred | swapped_out(noted, match, catalogue)
     items, gone = fold_items(previous, match, added, removed)
     score = confidence(items, user_text, view.confidence, catalogue)
     summary, summary_rules = summary_of(view.summary, items, catalogue)

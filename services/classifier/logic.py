@@ -16,11 +16,31 @@ from schemas.turn import Notes
 Verdict = Literal["confirmed", "amend", "unclear"]
 VERDICTS: tuple[Verdict, ...] = ("confirmed", "amend", "unclear")
 
-YES = re.compile(
-    r"\b(yes|yep|yup|yeah|ya|sure|correct|right|confirm(ed)?|looks (good|right|great|fine)|sounds (good|right|great|fine)"
-    r"|lgtm|go( for it| ahead)?|build it|ship it|do it|proceed|perfect|exactly|all good|fine|great|approved?|agreed?"
-    r"|set it up|make it (happen|so)|good to go"
-    r"|that'?s (right|correct|everything|it|all)|ok(ay)?|let'?s go)\b|👍|✅",
+# A yes must be said, not merely contain a pleasant word: "Rounding is fine" is about
+# rounding. Go-phrases count anywhere; yes-words only where the reply opens with them, or in
+# a judgement about the summary ("looks good", "that's it").
+GO = re.compile(
+    r"\b(?:build it|ship it|launch it|run it|start it|go ahead|go for it|do it|proceed|set it up|make it(?: happen| so)?|create it"
+    r"|let'?s (?:go|do it|do this)|confirm(?:ed)?|approved?|lgtm|good to go)\b|\bgo\W*$|👍|✅",
+    re.IGNORECASE,
+)
+AFFIRM = re.compile(
+    r"\b(?:that'?s (?:right|correct|everything|it|all|the one)|(?:looks|sounds|seems) (?:good|right|great|fine|correct)"
+    r"|all (?:good|correct|right)|fine by me|works for me|agreed)\b",
+    re.IGNORECASE,
+)
+OPENING_YES = re.compile(
+    r"^\W*(?:(?:oh|well|hmm|um)\W+)?(?:yes|yep|yup|yeah|ya|sure|correct|perfect|exactly|absolutely"
+    r"|definitely|agreed?|approved?|confirmed?)\b"
+    # "ok", "right", "great", "fine" open many replies ("Ok I'm done", "ok cool, quick
+    # question"): alone they are a yes, as an opener they are not.
+    r"|^\W*(?:ok(?:ay)?|right|great|fine|cool)\W*$",
+    re.IGNORECASE,
+)
+# A question asks for an answer, not for the build: "Does it handle emojis?", "quick question".
+QUESTION = re.compile(
+    r"\?|\bquick question\b|(?:^|[.,:;!]\s*)(?:do|does|did|can|could|will|would|is|are|how|what|when|where"
+    r"|why|who|which|should)\s+(?:it|this|that|you|we|i|the|they)\b",
     re.IGNORECASE,
 )
 # "nothing to change", "no edits", "don't change anything": a confirmation, not a change.
@@ -42,13 +62,20 @@ HOLD = re.compile(r"^\W*(no|nope|not yet|wait|hold on|stop)\b", re.IGNORECASE)
 
 
 def heuristic_verdict(text: str) -> Verdict:
-    """Rules when no model is available: a named change wins, then a yes, else unclear."""
+    """Rules when no model is available: a named change wins, then a yes, else unclear.
+
+    A question or chit-chat is unclear: the session answers and keeps waiting for a yes.
+    """
     words = NO_CHANGE.sub(" ", text)
     if CHANGE.search(words):
         return "amend"
-    if YES.search(words) and not HOLD.search(words):
+    if HOLD.search(words):
+        return "unclear"
+    if GO.search(words):
         return "confirmed"
-    return "unclear"
+    if QUESTION.search(words):
+        return "unclear"
+    return "confirmed" if OPENING_YES.search(words) or AFFIRM.search(words) else "unclear"
 
 
 def override(
@@ -64,6 +91,9 @@ def override(
     verdict = next((v for v in VERDICTS if v == proposed), None)
     if verdict is None:
         return heuristic_verdict(text), "invalid_verdict"
+    if verdict == "confirmed" and heuristic_verdict(text) == "unclear":
+        # Building is the one step a user cannot take back: no yes in the words, no build.
+        return "unclear", "confirmed_without_a_yes"
     if verdict == "amend" and heuristic_verdict(text) != "amend":
         # "Yes, nothing to change" is no change request, whatever a model read into "no".
         return heuristic_verdict(text), "amend_names_no_change"

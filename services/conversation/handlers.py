@@ -45,7 +45,9 @@ async def on_reply_classified(event: ReplyClassified, deps: Deps = Context()) ->
     if event.verdict == "confirmed":
         await reply(event, deps, logic.CONFIRMED, "summary", Phase.PLANNING)
     else:
-        await reply(event, deps, logic.CLARIFY, "clarify", Phase.CONFIRMING)
+        previous = last_reply(event)
+        text = logic.unclear_reply(event.context.user_text, previous)
+        await reply(event, deps, text, "clarify", Phase.CONFIRMING)
 
 
 async def question(event: NotesUpdated, deps: Deps) -> str:
@@ -67,7 +69,7 @@ async def question(event: NotesUpdated, deps: Deps) -> str:
     return text if logic.acceptable_question(text, previous) else fallback["text"]
 
 
-def last_reply(event: NotesUpdated) -> str:
+def last_reply(event: NotesUpdated | ReplyClassified) -> str:
     """What the assistant said last, so the next question is a different one."""
     return next((m.text for m in reversed(event.context.messages) if m.role == "assistant"), "")
 

@@ -8,11 +8,24 @@ same question is never asked twice in a row.
 
 from __future__ import annotations
 
+import re
+
 from catalogue import Catalogue
 from schemas.turn import Notes
 
 CONFIRM_PROMPT = "Shall I build it? Reply yes to confirm, or tell me what to change."
 CLARIFY = "I didn't catch whether that was a yes. " + CONFIRM_PROMPT
+CLARIFY_AGAIN = "I'm still waiting for a yes before I build anything. " + CONFIRM_PROMPT
+# A question while confirming changes nothing by itself; the session says so and waits.
+ANSWER = (
+    "That question doesn't change the workflow, so the summary above still stands; "
+    "if something should be different, tell me what. " + CONFIRM_PROMPT
+)
+ANSWER_AGAIN = "Nothing in the summary above has changed. " + CONFIRM_PROMPT
+QUESTION = re.compile(
+    r"\?|\bquick question\b|^\W*(?:do|does|did|can|could|will|would|is|are|how|what|when|where|why|who)\b",
+    re.IGNORECASE,
+)
 CONFIRMED = "Thanks, confirmed. I'm compiling the plan for your workflow now."
 HINT_QUESTIONS = {
     "starts": "What should start this workflow, or where does its data come from?",
@@ -109,3 +122,9 @@ def next_reply(notes: Notes, ready: bool, previous: str, catalogue: Catalogue) -
     if ready:
         return "confirmation", confirmation_reply(notes, catalogue, previous)
     return "question", fallback_question(notes, previous)
+
+
+def unclear_reply(text: str, previous: str) -> str:
+    """The answer to a reply that is neither a yes nor a change: never the same twice."""
+    first, again = (ANSWER, ANSWER_AGAIN) if QUESTION.search(text) else (CLARIFY, CLARIFY_AGAIN)
+    return again if same_text(first, previous) else first

@@ -54,6 +54,9 @@ class Session:
             self.annotate(text)
         elif self.out.phase == "confirming":
             self.classify(text)
+        else:
+            # The gateway answers 409 to a message after the build started: the case errors.
+            self.out.plan, self.out.phase = [], "rejected"
 
     def annotate(self, text: str) -> None:
         previous = self.out.notes
@@ -83,7 +86,8 @@ class Session:
             self.out.phase = "gathering"
             self.annotate(text)
         else:
-            self.out.replies.append(("clarify", conversation.CLARIFY))
+            last = self.out.replies[-1][1] if self.out.replies else ""
+            self.out.replies.append(("clarify", conversation.unclear_reply(text, last)))
 
 
 def replay(case: dict, catalogue: Catalogue, model: ModelScript = silent) -> Replay:

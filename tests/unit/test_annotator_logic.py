@@ -266,3 +266,30 @@ def test_instead_with_two_noted_items_of_the_family_guesses_nothing_away():
         ]
     )
     assert {"slack", "microsoft_teams", "discord"} <= items(notes)
+
+
+def test_a_swap_that_names_what_it_replaces_by_reference_guesses_nothing_else_away():
+    notes = play(
+        [
+            "New rows in our Google Sheet should go on the Google Calendar.",
+            "Email each person a reminder from Outlook.",
+            "Scrap the email reminders, send a text message instead.",
+        ]
+    )
+    assert {"google_sheets", "google_calendar", "twilio_sms"} <= items(notes)
+    assert "outlook" not in items(notes)
+
+
+def test_a_reference_removes_an_item_named_earlier_in_the_same_message():
+    notes = play(
+        [
+            "Watch Gmail for receipts and log them in Google Sheets; "
+            "on second thought drop the sheet, just total them."
+        ]
+    )
+    assert "gmail" in items(notes) and "google_sheets" not in items(notes)
+
+
+def test_a_reference_to_an_item_not_named_removes_nothing():
+    notes = play(["Watch Gmail for receipts.", "Drop the sheet idea, post totals to Slack."])
+    assert {"gmail", "slack"} <= items(notes)

@@ -45,3 +45,47 @@ def test_mentioning_an_already_noted_item_does_not_force_amend():
 
 def test_an_invalid_model_verdict_falls_back_to_the_rules():
     assert override("Yes please.", NOTES, CATALOGUE, "maybe") == ("confirmed", "invalid_verdict")
+
+
+# Chit-chat and questions while confirming are no yes: the session answers and still waits.
+CHIT_CHAT = [
+    "Rounding down is fine, we only deal in whole numbers.",
+    "Haha great, my cohost will love that. Does it handle emojis?",
+    "Will it work for the Berlin office?",
+    "Sorry, phone call. Where were we?",
+    "ok cool, quick question: can it cope with 500 rows",
+    "The weather here is perfect today.",
+    "Is that right?",
+    "Ok I'm done.",
+    "right, so the sheet is called FY27",
+]
+CONFIRMATIONS = [
+    "That's fine by me, go ahead.",
+    "ok",
+    "Okay!",
+    "ok, build it",
+    "Sure thing.",
+    "sounds right, go",
+    "Correct. Build it.",
+    "yes correct, you can make it",
+    "All correct, please build it.",
+    "Perfect, that's exactly it!",
+    "great, that is the one, launch it",
+    "Yes is correct, please do it like this",
+]
+
+
+@pytest.mark.parametrize("text", CHIT_CHAT)
+def test_chit_chat_or_a_question_is_not_a_yes(text):
+    assert heuristic_verdict(text) == "unclear"
+
+
+@pytest.mark.parametrize("text", CHIT_CHAT)
+def test_a_model_cannot_confirm_on_chit_chat_or_a_question(text):
+    assert override(text, NOTES, CATALOGUE, "confirmed")[0] == "unclear"
+
+
+@pytest.mark.parametrize("text", CONFIRMATIONS)
+def test_confirmations_in_many_phrasings(text):
+    assert heuristic_verdict(text) == "confirmed"
+    assert override(text, NOTES, CATALOGUE, "confirmed") == ("confirmed", None)

@@ -40,3 +40,15 @@ def test_only_short_real_questions_from_the_model_are_used():
     assert logic.acceptable_question("Which Slack channel should get the digest?")
     assert not logic.acceptable_question("Slack.")
     assert not logic.acceptable_question("x" * 400 + "?")
+
+
+def test_a_question_while_confirming_is_answered_and_the_summary_still_stands():
+    text = logic.unclear_reply("Does it handle emojis?", previous="Here is the plan ...")
+    assert "still stands" in text and text.endswith(logic.CONFIRM_PROMPT)
+
+
+def test_chit_chat_while_confirming_asks_for_a_yes_and_never_repeats_itself():
+    first = logic.unclear_reply("Sorry, phone call.", previous="Here is the plan ...")
+    second = logic.unclear_reply("Anyway, the weather is nice.", previous=first)
+    third = logic.unclear_reply("Is it raining there?", previous=second)
+    assert not logic.same_text(first, second) and not logic.same_text(second, third)

@@ -2,7 +2,7 @@
 
 The shared cases and the project's own corpus (eval/cases) under three annotator models:
 none (the heuristic backend), an oracle that knows the answer and quotes the user, and a
-liar that invents and removes without evidence. The held-back corpus (eval/holdout) is
+liar that invents and removes without evidence. A held-back corpus, when there is one, is
 deliberately not played here: it measures generalization once, by hand, with `planwire eval`.
 """
 
@@ -25,7 +25,7 @@ CORPORA = [ROOT.parent / "shared" / "eval" / "cases", ROOT / "eval" / "cases"]
 CASES = [json.loads(f.read_text()) for folder in CORPORA for f in sorted(folder.glob("*.json"))]
 CATALOGUE = load_catalogue()
 # The floor the rules hold on the corpus today; a change that loses a case fails here.
-MIN_PASSED = 72
+MIN_PASSED = 104
 
 
 def passes(case: dict, plan: list[str]) -> bool:

@@ -329,3 +329,150 @@ def test_a_frequency_is_a_schedule_only_when_it_says_when_the_workflow_runs(
     text: str, scheduled: bool
 ):
     assert ("scheduler" in detect(text, CATALOGUE).mentioned) is scheduled
+
+
+# Kinds of removal language met in the h2/h3 corpus, each in wordings of our own, with
+# near-misses that must stay mentions. (text, mentioned, removed), compared as sets.
+REMOVAL_KINDS: list[tuple[str, set[str], set[str]]] = [
+    # A verdict after the item: "X is a no-go".
+    ("Trello is a no-go for us.", set(), {"trello"}),
+    ("honestly notion is a non-starter here", set(), {"notion"}),
+    ("Dropbox is out of the question.", set(), {"dropbox"}),
+    # The past: "years ago", "before we used", "X was my old ...".
+    ("Years ago we tracked orders in Airtable but it got messy.", set(), {"airtable"}),
+    ("before we used hubspot for this, far too dear", set(), {"hubspot"}),
+    ("Use Gmail. Outlook was my previous job, not this one.", {"gmail"}, {"outlook"}),
+    ("Jira was the old tracker we had.", set(), {"jira"}),
+    # Someone else's suggestion is not the user's request.
+    ("A colleague suggested Airtable for this.", set(), {"airtable"}),
+    ("Someone recommended Notion, but let's log it in Notion only if cheap.", {"notion"}, set()),
+    # Negated having/using with fillers and recipients between cue and item.
+    ("We don't have anything like Jira or Asana.", set(), {"jira", "asana"}),
+    ("Don't bother with Discord.", set(), {"discord"}),
+    ("Never send anything to customers from Outlook.", set(), {"outlook"}),
+    ("Our drivers never look in Dropbox.", set(), {"dropbox"}),
+    ("We're not doing Telegram alerts anymore.", set(), {"telegram"}),
+    # A bare "no" sentence takes back the item of the sentence before it.
+    ("My boss mentioned Trello. Nope.", set(), {"trello"}),
+    ("Maybe post it to Discord too? Hmm no, forget it.", set(), {"discord"}),
+    ("Could we also use Notion... actually no.", set(), {"notion"}),
+    # Within one sentence a bare re-mention does not bring a removed item back.
+    ("Not Jira, everyone assumes Jira.", set(), {"jira"}),
+    ("Skip Trello, folks always confuse Trello with Asana.", {"asana"}, {"trello"}),
+]
+# Near-misses: the same words that must not remove anything.
+NOT_REMOVALS: list[tuple[str, set[str]]] = [
+    ("Post it to the #month-close channel in Slack.", {"slack"}),
+    ("Send it to the #drop-off channel on Discord.", {"discord"}),
+    ("Post to Slack. No emojis please.", {"slack"}),
+    ("Post it to Slack. No, to the #ops channel in Slack.", {"slack"}),
+    ("Not Jira but Jira Cloud? No, just use Jira.", {"jira"}),
+    ("Don't worry, we have Airtable already.", {"airtable"}),
+    ("Drop Trello, actually no wait, keep Trello.", {"trello"}),
+    ("We used Notion before and we still use Notion now.", {"notion"}),
+]
+
+
+@pytest.mark.parametrize(("text", "mentioned", "removed"), REMOVAL_KINDS)
+def test_removal_kinds(text: str, mentioned: set[str], removed: set[str]):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+@pytest.mark.parametrize(("text", "mentioned"), NOT_REMOVALS)
+def test_near_misses_remove_nothing(text: str, mentioned: set[str]):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, set())
+
+
+def test_a_reversal_in_the_same_sentence_brings_a_removed_item_back():
+    result = detect("Use email rather than Discord? No, Discord is fine.", CATALOGUE)
+    assert (result.mentioned, result.removed) == (("discord",), ())
+
+
+# Paraphrases and senses kept as catalogue data, in our own wordings, with near-misses.
+LEXICON_KINDS: list[tuple[str, set[str]]] = [
+    # Reading text off pictures is OCR.
+    ("Grab the numbers off the scan of each docket.", {"ocr"}),
+    ("Read the totals from the photo the driver sends.", {"ocr"}),
+    ("I need the text pulled out of these pictures.", {"ocr"}),
+    ("Pull the attachments from the latest photos folder in Dropbox.", {"dropbox"}),
+    # A second language for the same message is a translation.
+    ("Could the notice also go out in Polish too?", {"translator"}),
+    ("Post it in French as well, under the original.", {"translator"}),
+    ("The reply should be in German too.", {"translator"}),
+    ("Our staff all speak English.", set()),
+    # Texting a person chosen at run time is SMS.
+    ("Text whoever is on call.", {"twilio_sms"}),
+    ("text each volunteer on the rota", {"twilio_sms"}),
+    ("Put the text in a note.", set()),
+    # "gh" for GitHub where it qualifies a repo or issue.
+    ("new PRs on our gh repo", {"github"}),
+    ("watch the gh issues for the bug label", {"github"}),
+    # Ordinary senses of product names.
+    ("Add the asana of the week from the teacher's notes.", set()),
+    ("a short clip of a standing asana", set()),
+    ("Create a task in Asana for each request.", {"asana"}),
+    ("There's no slack in the budget this quarter.", set()),
+    ("zero slack in my calendar in May", set()),
+    ("Post it to the team's Slack channel.", {"slack"}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), LEXICON_KINDS)
+def test_lexicon_paraphrases_and_senses(text: str, expected: set[str]):
+    assert set(detect(text, CATALOGUE).mentioned) == expected
+
+
+# Schedules said as a day of the month; facts about rotas and routines that are not.
+MONTH_DAY_SCHEDULES = [
+    "On the first business day of the month, pull the numbers.",
+    "run it the last working day of each month",
+    "On the 2nd of every month, compile the report.",
+    "The third weekday of each month, send the totals.",
+]
+NOT_SCHEDULES_BY_CLAUSE = [
+    "The on-call rota is Mon/Thu Sam, weekends Priya.",
+    "Who covers the desk is a roster: Tue/Wed me, weekends Ana.",
+    "We film on Monday mornings and it usually airs Wednesday, but just fire it when the upload appears.",
+]
+
+
+@pytest.mark.parametrize("text", MONTH_DAY_SCHEDULES)
+def test_a_day_of_the_month_is_a_schedule(text: str):
+    assert "scheduler" in detect(text, CATALOGUE).mentioned
+
+
+@pytest.mark.parametrize("text", NOT_SCHEDULES_BY_CLAUSE)
+def test_rotas_and_routines_are_not_schedules(text: str):
+    assert "scheduler" not in find_mentions(text, CATALOGUE)
+
+
+@pytest.mark.parametrize(
+    ("text", "is_step"),
+    [
+        ("Summarize what you find for each brand, three bullets.", True),
+        ("Summarise what it collects into a short note.", True),
+        ("Can you summarize what you have so far?", False),
+        ("Summarize what we discussed, please.", False),
+        ("summarize what you understood", False),
+    ],
+)
+def test_summarizing_what_the_workflow_finds_is_a_step(text: str, is_step: bool):
+    assert ("text_summarizer" in detect(text, CATALOGUE).mentioned) is is_step
+
+
+# A negation about some of the things a step handles filters them; it keeps the step.
+@pytest.mark.parametrize(
+    ("text", "mentioned", "removed"),
+    [
+        ("The small repairs can wait, no need to text him those.", {"twilio_sms"}, set()),
+        ("Don't text them the low-priority ones.", {"twilio_sms"}, set()),
+        ("Never text her these, she checks the board.", {"twilio_sms"}, set()),
+        ("No need to text him anymore.", set(), {"twilio_sms"}),
+        ("Don't text them, we'll call instead.", set(), {"twilio_sms"}),
+    ],
+)
+def test_a_negation_about_a_subset_keeps_the_step(text: str, mentioned: set, removed: set):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)

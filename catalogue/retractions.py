@@ -1,0 +1,63 @@
+"""Removals that reach across a sentence or back along one.
+
+- A bare rejection that opens a sentence takes back the items of the sentence before it
+  in the same message: "Someone suggested WhatsApp. No.", "Maybe in Spanish too? Hmm no,
+  forget it", "... my Google Calendar... actually no, skip that".
+- Within one sentence, an item already removed stays removed when it is named again
+  without anything that brings it back: "Not GitHub, people always assume GitHub."
+  ("Drop Slack, actually keep Slack" and "don't post to Slack hourly, post to Slack once a
+  day" bring it back.)
+"""
+
+from __future__ import annotations
+
+import re
+
+from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start
+
+# "No.", "Nope!", "hmm no, forget it", "actually no, skip the calendar bit", "nah".
+# A "no" that goes on to say something else ("No emojis", "No, that's fine") is not one.
+REJECTION = re.compile(
+    r"\s*(?:(?:hmm+|hm+|um+|uh+|actually|wait|oh|ok(?:ay)?|well|on\s+second\s+thought)[\s,.]+)*"
+    r"(?:no|nah|nope)(?!\w)\s*(?:[.!]|\Z|,?\s*(?:forget|scratch|skip|drop|ditch|not\s+that)(?!\w))",
+    re.IGNORECASE,
+)
+# What, between two namings of an item in one sentence, can bring a removed item back.
+REVIVE = re.compile(
+    r"(?<!\w)(?:but|actually|wait|keep|instead|rather|just|only|still|now|use|using|post|send|save|put"
+    r"|push|add|log|write|notify|store|upload|create|move|sync|back\s+to|no|fine|ok|okay|good|stays?"
+    r"|after\s+all)(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def rejected_indices(text: str, hits: list[Hit]) -> set[int]:
+    """Items of the sentence right before a sentence that is a bare rejection."""
+    starts = [m.end() for m in SENTENCE_END.finditer(text)]
+    gone: set[int] = set()
+    for start in starts:
+        if start >= len(text) or not REJECTION.match(text, start):
+            continue
+        end = start - 1
+        while end > 0 and text[end - 1] in ".!?;\n \t":  # "Notion... actually no": one end
+            end -= 1
+        previous = sentence_start(text, end)
+        gone |= {i for i, hit in enumerate(hits) if previous <= hit.start < start and hit.id != REF}
+    return gone
+
+
+def persisting(text: str, hits: list[Hit], gone: set[int]) -> set[int]:
+    """Later namings of a removed item in the same sentence, with nothing reviving it."""
+    kept: set[int] = set()
+    for i in sorted(gone):
+        removed = hits[i]
+        opening = sentence_start(text, removed.start)
+        for j in range(i + 1, len(hits)):
+            later = hits[j]
+            if sentence_start(text, later.start) != opening or REVIVE.search(
+                text, removed.end, later.start
+            ):
+                break
+            if later.id == removed.id and later.id != REF:
+                kept.add(j)
+    return kept
