@@ -41,6 +41,7 @@ class Backend(StrEnum):
     heuristic = "heuristic"
     local = "local"
     openai = "openai"
+    chaos = "chaos"
 
 
 @app.command()
