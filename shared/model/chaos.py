@@ -28,16 +28,27 @@ FAULTS = ("timeout", "error", "invalid_json", "schema", "invented")
 MADE_UP = "quantum_fax"  # a name no catalogue has
 
 
-def draw(seed: int, role: str, messages: list[dict[str, Any]], attempt: int, rate: float) -> str:
-    """The fault for one attempt ("" for none): a pure function of its inputs."""
+def attempt_rng(
+    seed: int, role: str, messages: list[dict[str, Any]], attempt: int
+) -> random.Random:
+    """The random source of one attempt: a pure function of its inputs."""
     text = json.dumps([seed, role, messages, attempt], sort_keys=True, default=str)
-    rng = random.Random(hashlib.sha256(text.encode()).digest())
+    return random.Random(hashlib.sha256(text.encode()).digest())
+
+
+def draw(seed: int, role: str, messages: list[dict[str, Any]], attempt: int, rate: float) -> str:
+    """The fault for one attempt ("" for none)."""
+    rng = attempt_rng(seed, role, messages, attempt)
     return rng.choice(FAULTS) if rng.random() < rate else ""
 
 
 def invent(data: dict[str, Any], schema: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """`data` with one invented id added to the first list of ids the schema declares."""
-    spoiled = copy.deepcopy(data)
+    """`data` with one invented id added to the first list of ids the schema declares.
+
+    Required fields `data` lacks (a rules fallback may be empty) get their smallest valid
+    value first, so an unsaid catalogue id arrives in an otherwise valid reply.
+    """
+    spoiled = {**minimal(schema), **copy.deepcopy(data)}
     for name, prop in schema.get("properties", {}).items():
         items = prop.get("items", {}) if prop.get("type") == "array" else {}
         ids = items.get("enum") or items.get("properties", {}).get("id", {}).get("enum")
@@ -50,6 +61,20 @@ def invent(data: dict[str, Any], schema: dict[str, Any], rng: random.Random) -> 
         spoiled[name] = [*spoiled[name], entry][-limit:] if limit else [*spoiled[name], entry]
         return spoiled
     return {**spoiled, MADE_UP: True}  # no list of ids: an unknown field breaks the schema
+
+
+def minimal(schema: dict[str, Any]) -> Any:
+    """The smallest value `schema` accepts, for the simple schemas the roles use."""
+    kind = schema.get("type")
+    if "enum" in schema:
+        return schema["enum"][0]
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: minimal(props[k]) for k in schema.get("required", []) if k in props}
+    defaults: dict[str, Any] = {"array": [], "string": "", "boolean": False, "null": None}
+    if kind in ("number", "integer"):
+        return schema.get("minimum", 0)
+    return defaults.get(kind if isinstance(kind, str) else "null")
 
 
 def _entry(items: dict[str, Any], chosen: str) -> dict[str, Any]:
@@ -124,7 +149,7 @@ class ChaosModel:
                 ).inc()
                 RETRIES.labels(role).inc()
                 continue
-            rng = random.Random(f"{self.seed}:{role}:{attempt}")
+            rng = attempt_rng(self.seed, role, messages, attempt + self.max_attempts)
             try:
                 return parse_reply(spoil(fault, good, schema, rng), schema, validate), repaired
             except InvalidOutput as exc:

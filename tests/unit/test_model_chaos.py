@@ -122,3 +122,14 @@ def test_build_model_wraps_chaos_around_the_inner_backend(monkeypatch):
     port = build_model(ModelSettings())
     assert isinstance(port, CoolDownModel) and isinstance(port.inner, ChaosModel)
     assert (port.inner.rate, port.inner.seed, port.inner.inner.name) == (0.5, 9, "heuristic")
+
+
+def test_an_empty_rules_answer_still_gets_a_valid_reply_with_an_unsaid_id():
+    """The annotator's fallback is `{}`: the invented reply must still pass the schema."""
+    ids = set()
+    for n in range(20):
+        spoiled = invent({}, SCHEMA, random.Random(n))
+        if spoiled["mentioned"][-1]["id"] != MADE_UP:
+            validate(spoiled, SCHEMA)
+            ids.add(spoiled["mentioned"][-1]["id"])
+    assert ids and ids <= {"gmail", "slack", "salesforce", "notion"}
