@@ -13,7 +13,9 @@ from faststream.middlewares import AckPolicy
 from prometheus_client import REGISTRY
 
 from shared.deadletter import DeadLetterMiddleware
+from shared.faults import CrashBeforePublish
 from shared.metrics import PartitionOwnership
+from shared.retry import RetryPolicy
 from shared.settings import InfraSettings
 from shared.tracing import kafka_middlewares
 
@@ -36,19 +38,34 @@ def make_broker(settings: InfraSettings, *, client_id: str) -> KafkaBroker:
             KafkaPrometheusMiddleware(registry=REGISTRY, app_name=client_id),
             *kafka_middlewares(client_id),
             DeadLetterMiddleware.factory(
-                max_bytes=settings.max_message_bytes, attempts=settings.handler_attempts
+                max_bytes=settings.max_message_bytes, policy=retry_policy(settings)
             ),
+            CrashBeforePublish,
         ],
+    )
+
+
+def retry_policy(settings: InfraSettings) -> RetryPolicy:
+    """How every consumer retries a transiently failing message (`shared.retry`)."""
+    return RetryPolicy(
+        attempts=settings.handler_attempts,
+        backoff_s=settings.handler_backoff_s,
+        max_backoff_s=settings.handler_max_backoff_s,
+        give_up_s=settings.handler_give_up_s,
     )
 
 
 def consumer_options(settings: InfraSettings, group_id: str) -> dict[str, Any]:
     """Subscriber options: a consumer group, commit after processing, a tunable fetch wait,
-    and the partitions it owns counted (`planwire_assigned_partitions`)."""
+    and the partitions it owns counted (`planwire_assigned_partitions`).
+
+    An exception that escapes the dead-letter middleware rewinds the offset (nack) rather
+    than committing it: a message is committed only once handled, skipped as done, or parked.
+    """
     return {
         "group_id": group_id,
         "listener": PartitionOwnership(group_id),
-        "ack_policy": AckPolicy.ACK,
+        "ack_policy": AckPolicy.NACK_ON_ERROR,
         "fetch_max_wait_ms": settings.fetch_max_wait_ms,
         "auto_offset_reset": "earliest",
         "session_timeout_ms": settings.consumer_session_timeout_ms,

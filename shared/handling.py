@@ -2,8 +2,10 @@
 
 `@handles("planner")` on a handler `(event, deps=Context())`:
 - binds the event's session, so the model port charges its calls to it;
-- claims the event id (`shared.idempotency.claim`, the same keys and TTLs as before) unless
-  `claim=False`, or only when `claim(event)` is true for handlers that act on some events;
+- claims the event id (`shared.idempotency.claim`: a renewed lease while it runs, "done"
+  once it returned) unless `claim=False`, or only when `claim(event)` is true for handlers
+  that act on some events; the "claimed:<Event>" crash point (`shared.faults`) sits right
+  after the claim;
 - times it (`planwire_handler_seconds`) and counts it when it completes
   (`planwire_events_handled_total`).
 The service kit refuses to subscribe a handler without it. A claiming handler's `deps` extend
@@ -20,6 +22,8 @@ from typing import Any
 
 from redis.asyncio import Redis
 
+from shared.faults import crash_point
+from shared.idempotency import LEASE_S
 from shared.idempotency import claim as claim_event
 from shared.metrics import EVENTS_HANDLED, HANDLER_SECONDS
 from shared.scope import bound_session
@@ -34,6 +38,7 @@ class HandlerDeps:
 
     redis: Redis
     dedupe_ttl_s: int
+    claim_lease_s: float = LEASE_S  # the kit sets it from the settings (shared/service.py)
 
 
 def handles(service: str, *, claim: Claim = True) -> Callable[[Handler], Handler]:
@@ -59,7 +64,9 @@ def handles(service: str, *, claim: Claim = True) -> Callable[[Handler], Handler
                         event.session_id,
                         str(event.event_id),
                         deps.dedupe_ttl_s,
+                        deps.claim_lease_s,
                     ):
+                        crash_point("claimed", name)
                         await handler(*args, **kwargs)
                 else:
                     await handler(*args, **kwargs)

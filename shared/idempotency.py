@@ -1,7 +1,24 @@
-"""Claim an event id before side effects, so a redelivered message is processed once."""
+"""Claim an event id while processing it, so a redelivered message's effect happens once.
+
+  pw:{sid}:seen:<consumer>:<event_id>  "lease:<token>" while a worker processes the event
+                                       (expires after the lease unless renewed), then "done"
+
+A duplicate is skipped (`AlreadyProcessed`) only when the key says "done", which is written
+after the handler returned, that is after its state change and its events. A key holding a
+live worker's lease raises `HeldElsewhere`: the caller must retry later without committing
+the offset (`shared.deadletter` does). The worker renews its lease while the handler runs,
+so a slow model call never lets a second worker in; a SIGKILLed worker stops renewing and
+its lease runs out, and the redelivered message is then processed. A crash after the state
+change but before "done" reprocesses the message: handlers store their effects keyed by the
+event (a compare-and-set that already happened, a result recorded with the change) and
+publish events with ids derived from the cause, so reprocessing repeats no effect.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -9,28 +26,73 @@ from redis.asyncio import Redis
 
 from shared.redis import session_key
 
-IN_FLIGHT_TTL_S = 60
+LEASE_S = 15.0
+DONE = "done"
+
+# Extend ARGV[1]'s lease to ARGV[2] ms, only while it is still that lease.
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+# Replace lease ARGV[1] by ARGV[2]: "done" kept ARGV[3] s, or "" to release it.
+_SETTLE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then return redis.call('DEL', KEYS[1]) end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+return 1
+"""
 
 
 class AlreadyProcessed(Exception):
-    """The event was already processed (or is in flight) by this consumer."""
+    """The event's effects are stored and its events published: skip it and commit."""
+
+
+class HeldElsewhere(Exception):
+    """A live worker holds the event's lease: retry later, do not commit the offset."""
+
+
+def seen_key(consumer: str, session_id: str, event_id: str) -> str:
+    """The claim key of one event for one consumer."""
+    return session_key(session_id, "seen", consumer, event_id)
 
 
 @asynccontextmanager
 async def claim(
-    redis: Redis, consumer: str, session_id: str, event_id: str, ttl_s: int
+    redis: Redis,
+    consumer: str,
+    session_id: str,
+    event_id: str,
+    ttl_s: int,
+    lease_s: float = LEASE_S,
 ) -> AsyncIterator[None]:
-    """Hold the claim while processing; keep it on success, release it on failure.
-
-    The in-flight claim expires on its own, so a consumer that dies mid-message does not
-    block the redelivery forever. Raises AlreadyProcessed for a duplicate.
-    """
-    key = session_key(session_id, "seen", consumer, event_id)
-    if not await redis.set(key, "in-flight", nx=True, ex=IN_FLIGHT_TTL_S):
-        raise AlreadyProcessed(event_id)
+    """Hold a renewed lease while processing; mark "done" on success, release on failure."""
+    key = seen_key(consumer, session_id, event_id)
+    lease = f"lease:{uuid.uuid4().hex}"
+    if not await redis.set(key, lease, nx=True, px=int(lease_s * 1000)):
+        if await redis.get(key) == DONE:
+            raise AlreadyProcessed(event_id)
+        raise HeldElsewhere(event_id)
+    renewer = asyncio.create_task(_renew(redis, key, lease, lease_s))
     try:
         yield
     except BaseException:
-        await redis.delete(key)
+        await _stop(renewer)
+        with contextlib.suppress(Exception):  # unreleased, the lease simply runs out
+            await redis.eval(_SETTLE, 1, key, lease, "", 0)
         raise
-    await redis.set(key, "done", ex=ttl_s)
+    await _stop(renewer)
+    await redis.eval(_SETTLE, 1, key, lease, DONE, ttl_s)
+
+
+async def _renew(redis: Redis, key: str, lease: str, lease_s: float) -> None:
+    """Extend the lease every third of its length until cancelled."""
+    while True:
+        await asyncio.sleep(lease_s / 3)
+        with contextlib.suppress(Exception):  # a missed renewal is retried next tick
+            await redis.eval(_RENEW, 1, key, lease, int(lease_s * 1000))
+
+
+async def _stop(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

@@ -138,6 +138,8 @@ class Service:
         async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
             async with self.opened() as opened:
                 built = deps(opened)
+                if hasattr(built, "claim_lease_s"):
+                    built.claim_lease_s = self.settings.claim_lease_s
                 context.set_global("deps", built)
                 async with running(built) if running else nullcontext():
                     yield

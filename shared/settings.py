@@ -40,7 +40,16 @@ class InfraSettings(BaseSettings):
     topic_replication: int = 3
     topic_min_insync_replicas: int = 2
     max_message_bytes: int = 256 * 1024
+    # Transient handler failures (shared/retry.py): tries per delivery, then the offset is
+    # rewound; waits grow from backoff to max_backoff with jitter; after give_up seconds of
+    # failing on one message it is dead-lettered as "exhausted".
     handler_attempts: int = 3
+    handler_backoff_s: float = 0.2
+    handler_max_backoff_s: float = 5.0
+    handler_give_up_s: float = 900.0
+    # A handler's claim on an event (shared/idempotency.py): renewed every third of this
+    # while it runs; after a crash the redelivered event waits at most this long.
+    claim_lease_s: float = 15.0
     http_host: str = "127.0.0.1"
     http_port: int = 8000
     dedupe_ttl_s: int = 7 * 24 * 3600

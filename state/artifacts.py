@@ -4,6 +4,10 @@
                                {"version", "node_id", "kind", "specialist", "content",
                                 "plan_id", "attempt", "edited_by_user", "created_at"}.
                                The last element is current; old versions are kept.
+  pw:{sid}:plan:produced:<plan_id>:<index>  string, the version a plan step's run appended,
+                               written in the same script as the version: a step whose
+                               completion was lost (a crash before its event) is answered
+                               from here and never executed twice.
 
 The dispatcher reads the last node's content (the summary) to finish the run.
 """
@@ -23,11 +27,18 @@ from shared.redis import session_key
 WRITERS = {"ArtifactWriter": {"specialist"}}
 
 # Append ARGV[1] (a JSON object without its version) as the next version; the version is
-# spliced in here so two writers can never claim the same number. Returns the version.
+# spliced in here so two writers can never claim the same number. With KEYS[2] (a plan
+# step's produced record) a step that already produced returns that version and appends
+# nothing; otherwise the record is written with the version. Returns the version.
 _APPEND_VERSION = """
+if KEYS[2] then
+  local produced = redis.call('GET', KEYS[2])
+  if produced then return tonumber(produced) end
+end
 local version = redis.call('LLEN', KEYS[1]) + 1
 redis.call('RPUSH', KEYS[1], '{"version":' .. version .. ',' .. string.sub(ARGV[1], 2))
 redis.call('EXPIRE', KEYS[1], ARGV[2])
+if KEYS[2] then redis.call('SET', KEYS[2], version, 'EX', ARGV[2]) end
 return version
 """
 
@@ -74,6 +85,16 @@ async def current(redis: Redis, session_id: str, node_ids: list[str]) -> dict[st
     }
 
 
+def _produced_key(session_id: str, plan_id: str, index: int) -> str:
+    return session_key(session_id, "plan", "produced", plan_id, str(index))
+
+
+async def produced(redis: Redis, session_id: str, plan_id: str, index: int) -> int | None:
+    """The artifact version step `index` of `plan_id` already produced, if it did."""
+    version = await redis.get(_produced_key(session_id, plan_id, index))
+    return None if version is None else int(version)
+
+
 async def content(redis: Redis, session_id: str, node_id: str) -> dict[str, Any]:
     """The current content of a node's artifact; {} if it has none."""
     found = await current(redis, session_id, [node_id])
@@ -96,6 +117,7 @@ class ArtifactWriter:
         plan_id: str,
         attempt: int | None,
         edited_by_user: bool = False,
+        step: int | None = None,
     ) -> int:
         """Append a new version of the node's artifact (attempt None for a user edit); returns its version."""
         body = {
@@ -108,5 +130,9 @@ class ArtifactWriter:
             "edited_by_user": edited_by_user,
             "created_at": datetime.now(UTC).isoformat(),
         }
-        key = _key(session_id, node.node_id)
-        return int(await self.redis.eval(_APPEND_VERSION, 1, key, json.dumps(body), self.ttl_s))
+        keys = [_key(session_id, node.node_id)]
+        if step is not None:  # a plan step's output: at most once per step of the plan
+            keys.append(_produced_key(session_id, plan_id, step))
+        return int(
+            await self.redis.eval(_APPEND_VERSION, len(keys), *keys, json.dumps(body), self.ttl_s)
+        )

@@ -36,7 +36,21 @@ WRITERS = {
     "open_session": {"gateway"},
     "refresh": {"gateway"},
     "advance": set(TRANSITIONS.values()),
+    "decide_once": set(TRANSITIONS.values()),
 }
+
+# Record decision ARGV[1] at KEYS[2] (kept ARGV[2] s) and, in the same step, move the phase
+# KEYS[1] from ARGV[4] to ARGV[3] (none when ARGV[3] is ""). A decision already recorded wins
+# and nothing moves: a redelivered message gets the first run's answer. Returns the decision.
+_DECIDE_ONCE = """
+local recorded = redis.call('GET', KEYS[2])
+if recorded then return recorded end
+redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
+if ARGV[3] ~= '' and (redis.call('GET', KEYS[1]) or 'gathering') == ARGV[4] then
+  redis.call('SET', KEYS[1], ARGV[3], 'KEEPTTL')
+end
+return ARGV[1]
+"""
 
 
 class IllegalTransition(RuntimeError):
@@ -81,6 +95,37 @@ async def advance(redis: Redis, session_id: str, from_: Phase, to: Phase) -> boo
     return await compare_and_set(redis, _phase_key(session_id), to, [from_]) or (
         await phase(redis, session_id) == to
     )
+
+
+def decision_key(session_id: str, maker: str, event_id: str) -> str:
+    """Where `maker` records what it decided about one event."""
+    return session_key(session_id, "decided", maker, event_id)
+
+
+async def decided(redis: Redis, session_id: str, maker: str, event_id: str) -> str | None:
+    """What `maker` decided about the event, if it did."""
+    return text_or_none(await redis.get(decision_key(session_id, maker, event_id)))
+
+
+async def decide_once(
+    redis: Redis,
+    session_id: str,
+    maker: str,
+    event_id: str,
+    decision: str,
+    move: tuple[Phase, Phase] | None,
+    ttl_s: int,
+) -> str:
+    """Record `maker`'s decision about an event and make its phase move, atomically, once.
+
+    Returns the decision that stands: this one, or the one a first (crashed) run recorded,
+    in which case nothing moves again. The move happens only from its `from_` phase.
+    """
+    if move is not None and move not in TRANSITIONS:
+        raise IllegalTransition(f"no phase transition {move[0].value} -> {move[1].value}")
+    from_, to = move or ("", "")
+    keys = (_phase_key(session_id), decision_key(session_id, maker, event_id))
+    return text(await redis.eval(_DECIDE_ONCE, 2, *keys, decision, ttl_s, to, from_))
 
 
 async def phase(redis: Redis, session_id: str) -> Phase:

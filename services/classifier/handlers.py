@@ -9,14 +9,12 @@ from faststream.kafka.publisher import DefaultPublisher
 
 from catalogue import Catalogue
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
-from schemas.turn import ContextTrimmed, Phase
+from schemas.turn import ContextTrimmed, Notes, Phase
 from services.classifier import logic, prompt, store
 from shared.handling import HandlerDeps, handles
 from shared.metrics import record_overrides
 from shared.model import ModelPort
 from shared.model.quoting import quoted_user_text
-
-NEXT_PHASE = {"confirmed": Phase.PLANNING, "amend": Phase.GATHERING}
 
 
 @dataclass(kw_only=True)
@@ -35,11 +33,7 @@ async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> N
     if event.phase != Phase.CONFIRMING:
         return
     notes = await store.read_notes(deps.redis, event.session_id)
-    proposed = await propose(event, deps)
-    verdict, rule = logic.override(event.user_text, notes, deps.catalogue, proposed)
-    record_overrides("classifier", [rule] if rule else [])
-    if verdict in NEXT_PHASE:
-        await store.leave_confirming(deps.redis, event.session_id, NEXT_PHASE[verdict])
+    verdict, rule = await classify(event, notes, deps)
     out = ReplyClassified.caused_by(event, verdict=verdict, rule=rule, context=event)
     await deps.classified.publish(out, key=out.key())
     if verdict == "confirmed":
@@ -47,6 +41,20 @@ async def on_context_trimmed(event: ContextTrimmed, deps: Deps = Context()) -> N
             event, notes=notes.model_copy(update={"ready": True})
         )
         await deps.confirmed.publish(done, key=done.key())
+
+
+async def classify(event: ContextTrimmed, notes: Notes, deps: Deps) -> tuple[str, str | None]:
+    """The verdict recorded with its phase move; a redelivery reuses the first run's verdict."""
+    event_id = str(event.event_id)
+    if recorded := await store.verdict_of(deps.redis, event.session_id, event_id):
+        return recorded, None
+    proposed = await propose(event, deps)
+    verdict, rule = logic.override(event.user_text, notes, deps.catalogue, proposed)
+    record_overrides("classifier", [rule] if rule else [])
+    stands = await store.record_verdict(
+        deps.redis, event.session_id, event_id, verdict, deps.dedupe_ttl_s
+    )
+    return stands, rule if stands == verdict else None
 
 
 async def propose(event: ContextTrimmed, deps: Deps) -> str:

@@ -58,7 +58,10 @@ async def on_plan_compiled(event: PlanCompiled, deps: Deps = Context()) -> None:
     await deps.store.add_deadline(
         Deadline(event.session_id, event.plan_id, 0, 1), time.time() + deps.step_timeout_s
     )
-    if await deps.store.start(event.session_id, event.plan_id, len(event.nodes)):
+    started = await deps.store.start(event.session_id, event.plan_id, len(event.nodes))
+    if started or logic.first_step_pending(await deps.store.read(event.session_id), event.plan_id):
+        # A redelivery after a crash between the start and the request asks again: the
+        # request's id is derived from the step attempt, so the runner dedupes a second copy.
         for out in effects.dispatched(event.session_id, event.plan_id, event.nodes, 0, 1):
             await publish(deps, out)
 

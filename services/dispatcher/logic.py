@@ -89,6 +89,16 @@ def on_deadline(
     return retry_or_fail(run, max_attempts, f"no answer within {timeout_s:g} s")
 
 
+def first_step_pending(run: RunView | None, plan_id: str) -> bool:
+    """True while `plan_id`'s run still waits on the first request of its first step."""
+    return (
+        run is not None
+        and run.plan_id == plan_id
+        and run.state == "running"
+        and (run.cursor, run.step_attempt, run.step_status) == (0, 1, "dispatched")
+    )
+
+
 def retry_or_fail(run: RunView, max_attempts: int, cause: str) -> Decision:
     """Re-request the step under the cursor while attempts remain, else fail the run."""
     if run.step_attempt < max_attempts:

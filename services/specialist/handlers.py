@@ -27,14 +27,8 @@ async def on_run_step(command: RunStep, deps: Deps = Context()) -> None:
     """Run one step of a plan, write its artifact, and publish StepCompleted (ok or failed)."""
     if await deps.store.step_settled(command.session_id, command.plan_id, command.node_index):
         return  # a re-request that crossed the completion of an earlier attempt
-    await deps.store.count_execution(command.session_id, command.node.node_id)
-    await asyncio.sleep(deps.delay_s)
-    try:
-        with STEP_SECONDS.labels(command.node.runner).time():
-            version, error = await runtime.run_step(command, deps), None
-    except StepFailed as exc:
-        version, error = None, str(exc)[:1000]
-    STEPS_RUN.labels(command.node.runner, "ok" if error is None else "failed").inc()
+    stored = await deps.store.produced(command.session_id, command.plan_id, command.node_index)
+    version, error = (stored, None) if stored is not None else await execute(command, deps)
     out = StepCompleted.caused_by(
         command,
         plan_id=command.plan_id,
@@ -46,3 +40,16 @@ async def on_run_step(command: RunStep, deps: Deps = Context()) -> None:
         error=error,
     )
     await deps.completed.publish(out, key=out.key())
+
+
+async def execute(command: RunStep, deps: Deps) -> tuple[int | None, str | None]:
+    """Run the step once: its artifact version, or the error the user reads."""
+    await deps.store.count_execution(command.session_id, command.node.node_id)
+    await asyncio.sleep(deps.delay_s)
+    try:
+        with STEP_SECONDS.labels(command.node.runner).time():
+            version, error = await runtime.run_step(command, deps), None
+    except StepFailed as exc:
+        version, error = None, str(exc)[:1000]
+    STEPS_RUN.labels(command.node.runner, "ok" if error is None else "failed").inc()
+    return version, error

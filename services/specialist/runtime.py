@@ -48,6 +48,7 @@ async def run_step(command: RunStep, deps: Deps) -> int:
         content,
         plan_id=plan.plan_id,
         attempt=command.attempt,
+        step=command.node_index,
     )
 
 

@@ -41,6 +41,10 @@ class StepStore(ArtifactWriter):
         """True when the dispatcher already closed this step (or moved to another plan)."""
         return await run.step_settled(self.redis, session_id, plan_id, index)
 
+    async def produced(self, session_id: str, plan_id: str, index: int) -> int | None:
+        """The artifact version this plan step already produced (its completion was lost)."""
+        return await artifacts.produced(self.redis, session_id, plan_id, index)
+
     async def artifacts(self, session_id: str, node_ids: list[str]) -> dict[str, Artifact]:
         """The current version of each node's artifact, for the nodes that have one."""
         return await artifacts.current(self.redis, session_id, node_ids)
