@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import random
 import time
 from typing import Any
@@ -28,7 +27,7 @@ from planwire.evaluate import MAX_NUDGES, NUDGE, Case
 from planwire.stack import EmbeddedStack
 from planwire.topology import RUNNERS, SERVICES
 from schemas.topics import all_topics
-from shared.redis import session_key
+from state import artifacts
 from state import plan as plan_log
 
 RETRY_S = 0.3
@@ -118,10 +117,8 @@ async def finish(run: SessionRun, session: RetryingSession, redis: Redis) -> Ses
             run.workflow = comparable(document)
     logged = await plan_log.read(redis, session.session_id)
     for node in logged.nodes if logged else []:
-        versions = await redis.lrange(
-            session_key(session.session_id, "artifact", node.node_id), 0, -1
-        )
-        written = [v for v in map(json.loads, versions) if not v.get("edited_by_user")]
+        stored = await artifacts.versions(redis, session.session_id, node.node_id)
+        written = [v for v in stored if not v.get("edited_by_user")]
         run.step_effects[node.node_id] = sum(v.get("plan_id") == logged.plan_id for v in written)
     return run
 
