@@ -170,25 +170,27 @@ async def play_all(
 
 
 async def run_faults(stack: EmbeddedStack, plan: list[Fault], log: Any) -> int:
-    """Carry out the kill plan; returns the number of kills. Restarts run in the background;
-    a part is never killed again before its last restart is serving (it may come late)."""
-    started, kills = time.monotonic(), 0
-    restarts: dict[str, asyncio.Task[None]] = {}
+    """Carry out the kill plan; returns the number of kills.
+
+    Each part follows its own faults in order: killed at its moment, started again after its
+    delay, and killed again only once that restart serves (so a slow restart delays that
+    part's next kill, never another part's).
+    """
+    started = time.monotonic()
+    by_target: dict[str, list[Fault]] = {}
     for fault in plan:
-        await asyncio.sleep(max(0.0, fault.at_s - (time.monotonic() - started)))
-        if fault.target in restarts:
-            await restarts[fault.target]
-        await asyncio.to_thread(stack.kill, fault.target)
-        kills += 1
-        log(f"{time.monotonic() - started:6.1f}s kill {fault.target} (back in {fault.down_s}s)")
-        restarts[fault.target] = asyncio.create_task(_restart_later(stack, fault))
-    await asyncio.gather(*restarts.values())
-    return kills
+        by_target.setdefault(fault.target, []).append(fault)
 
+    async def follow(faults: list[Fault]) -> int:
+        for fault in faults:
+            await asyncio.sleep(max(0.0, fault.at_s - (time.monotonic() - started)))
+            await asyncio.to_thread(stack.kill, fault.target)
+            log(f"{time.monotonic() - started:6.1f}s kill {fault.target} (back in {fault.down_s}s)")
+            await asyncio.sleep(fault.down_s)
+            await stack.restart(fault.target, timeout_s=120.0)
+        return len(faults)
 
-async def _restart_later(stack: EmbeddedStack, fault: Fault) -> None:
-    await asyncio.sleep(fault.down_s)
-    await stack.restart(fault.target, timeout_s=120.0)
+    return sum(await asyncio.gather(*(follow(f) for f in by_target.values())))
 
 
 async def dlq_count(bootstrap: str) -> int:

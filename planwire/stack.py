@@ -73,6 +73,9 @@ EMBEDDED_LIMITS_ENV = {
     "PLANWIRE_RATE_SESSIONS_PER_MIN": "1000",
     "PLANWIRE_QUOTA_SESSIONS_PER_DAY": "100000",
     "PLANWIRE_RATE_TURNS_PER_MIN": "6000",
+    # Every local client is that one tenant: 20 streams (the public default) would refuse
+    # the 21st concurrent conversation's event stream (`planwire chaos --sessions 50`).
+    "PLANWIRE_MAX_STREAMS_PER_TENANT": "1000",
 }
 # Beside a local model every core the plumbing idles on is taken from the model, and a turn
 # already waits seconds for it: a longer poll is worth more than 0.1 s of hop latency. Its
