@@ -43,8 +43,8 @@ WORKDIR /home/planwire
 # Numeric, so Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
 USER 10001:10001
 EXPOSE 8000
-# /health answers 204 only while the service's broker connection works (urlopen raises otherwise).
+# /ready answers 204 only while the broker and Redis answer (urlopen raises otherwise).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["python", "-c", "import os, urllib.request as u; u.urlopen('http://127.0.0.1:%s/health' % os.environ.get('PLANWIRE_HTTP_PORT', '8000'), timeout=4)"]
+  CMD ["python", "-c", "import os, urllib.request as u; u.urlopen('http://127.0.0.1:%s/ready' % os.environ.get('PLANWIRE_HTTP_PORT', '8000'), timeout=6)"]
 ENTRYPOINT ["planwire", "run"]
 CMD ["gateway"]

@@ -89,17 +89,18 @@ def _secret(var: str, key: str, *, optional: bool) -> dict:
 
 
 def _probes() -> dict:
-    """All on /health, which answers 204 only while the broker connection works.
+    """Liveness on /health (the process answers), readiness on /ready (broker and Redis answer).
 
-    Readiness drops a pod from its Service quickly; liveness restarts it only after two
-    minutes (a Kafka outage should not restart every pod at once); the startup probe gives
-    a slow first group join a minute before liveness counts.
+    A broker or Redis outage takes pods out of rotation (readiness) and never restarts them
+    (liveness asks only whether the process answers, so a restart could not help); the
+    startup probe gives the first start a minute before liveness counts.
     """
-    check = {"httpGet": {"path": "/health", "port": "http"}, "timeoutSeconds": 6}
+    alive = {"httpGet": {"path": "/health", "port": "http"}, "timeoutSeconds": 6}
+    ready = {"httpGet": {"path": "/ready", "port": "http"}, "timeoutSeconds": 6}
     return {
-        "startupProbe": check | {"periodSeconds": 5, "failureThreshold": 12},
-        "readinessProbe": check | {"periodSeconds": 10, "failureThreshold": 3},
-        "livenessProbe": check | {"periodSeconds": 20, "failureThreshold": 6},
+        "startupProbe": alive | {"periodSeconds": 5, "failureThreshold": 12},
+        "readinessProbe": ready | {"periodSeconds": 10, "failureThreshold": 3},
+        "livenessProbe": alive | {"periodSeconds": 20, "failureThreshold": 6},
     }
 
 

@@ -311,3 +311,64 @@ def _default_cases() -> Path:
     """../shared/eval/cases (the shared eval corpus), else the one beside the repository."""
     here = Path("../shared/eval/cases")
     return here if here.is_dir() else Path(__file__).resolve().parents[2] / "shared/eval/cases"
+
+
+dlq_app = typer.Typer(
+    help="Dead letters: messages consumers parked in <topic>.dlq (planwire/dlq.py).",
+    no_args_is_help=True,
+)
+app.add_typer(dlq_app, name="dlq")
+BOOTSTRAP = typer.Option(
+    "127.0.0.1:9092", envvar="PLANWIRE_KAFKA_BOOTSTRAP", help="The Kafka bootstrap servers."
+)
+
+
+@dlq_app.command("list")
+def dlq_list(bootstrap: str = BOOTSTRAP) -> None:
+    """Every dead-letter topic with letters: pending (not redriven) and total."""
+    import asyncio
+
+    from planwire import dlq
+
+    found = asyncio.run(dlq.counts(bootstrap))
+    shown = {topic: n for topic, n in found.items() if n[1]}
+    for topic, (waiting, total) in shown.items():
+        typer.echo(f"{topic}\tpending {waiting}\ttotal {total}")
+    typer.echo(f"dlq: {sum(n[0] for n in shown.values())} pending in {len(shown)} topics")
+
+
+@dlq_app.command("show")
+def dlq_show(
+    topic: str = typer.Argument(..., help="A dead-letter topic (`<topic>.dlq`)."),
+    limit: int = typer.Option(20, min=1, help="Show at most this many."),
+    as_json: bool = typer.Option(False, "--json", help="Print the letters as JSON."),
+    bootstrap: str = BOOTSTRAP,
+) -> None:
+    """The pending letters of one topic: where, why (reason and error), and the body."""
+    import asyncio
+
+    from planwire import dlq
+
+    try:
+        letters = asyncio.run(dlq.pending(bootstrap, topic, limit))
+    except LookupError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    typer.echo(dlq.to_json(letters) if as_json else "\n".join(x.summary() for x in letters))
+
+
+@dlq_app.command("redrive")
+def dlq_redrive(
+    topic: str = typer.Argument(..., help="A dead-letter topic (`<topic>.dlq`)."),
+    limit: int | None = typer.Option(None, min=1, help="Redrive at most this many."),
+    bootstrap: str = BOOTSTRAP,
+) -> None:
+    """Put pending letters back on the topic they came from (after fixing what parked them)."""
+    import asyncio
+
+    from planwire import dlq
+
+    try:
+        letters = asyncio.run(dlq.redrive(bootstrap, topic, limit))
+    except LookupError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    typer.echo(f"redrove {len(letters)} letters from {topic}")

@@ -73,13 +73,13 @@ async def valkey_ready(child: Child, url: str, timeout_s: float = 30.0) -> None:
 
 
 async def http_healthy(child: Child, base_url: str, timeout_s: float = 60.0) -> None:
-    """Wait until `GET /health` answers 2xx."""
+    """Wait until `GET /ready` answers 2xx (the broker and Redis answer the service)."""
     async with httpx.AsyncClient(base_url=base_url, timeout=2.0) as http:
 
         async def attempt() -> bool:
-            return (await http.get("/health")).is_success
+            return (await http.get("/ready")).is_success
 
-        await poll(child, f"{base_url}/health", attempt, timeout_s)
+        await poll(child, f"{base_url}/ready", attempt, timeout_s)
 
 
 async def ready_line(child: Child, prefix: str = "READY ", timeout_s: float = 120.0) -> str:

@@ -83,10 +83,9 @@ EMBEDDED_LIMITS_ENV = {
 LOCAL_MODEL_ENV = {
     "PLANWIRE_FETCH_MAX_WAIT_MS": "250",
     "PLANWIRE_TURN_FETCH_MAX_WAIT_MS": "250",
+    # The dispatcher derives its step timeout from this (shared/budgets.py: 197 s), so a
+    # step that is only slow on the 2-core local model is not re-requested.
     "PLANWIRE_MODEL_TIMEOUT_S": "90",
-    # A step on the 2-core local model can take a minute with retries; the default 20 s
-    # step timeout would re-request steps that are only slow.
-    "PLANWIRE_STEP_TIMEOUT_S": "180",
 }
 
 

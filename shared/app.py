@@ -1,11 +1,19 @@
-"""The ASGI shell every Kafka-driven service runs in: `/health`, `/metrics`, AsyncAPI."""
+"""The ASGI shell every Kafka-driven service runs in: `/health`, `/ready`, `/metrics`, AsyncAPI.
+
+Probes as Kubernetes means them: `/health` (liveness) answers 204 whenever the process can
+answer at all, so a broker or Redis outage never restarts every pod; `/ready` (readiness)
+answers 204 only while the broker and Redis both answer, 503 otherwise, so a pod that
+cannot work is taken out of rotation and put back by itself.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import uvicorn
-from faststream.asgi import AsgiFastStream, make_ping_asgi
+from faststream.asgi import AsgiFastStream, AsgiResponse, get
 from faststream.kafka import KafkaBroker
 from faststream.specification import AsyncAPI
 from prometheus_client import REGISTRY, make_asgi_app
@@ -13,17 +21,46 @@ from prometheus_client import REGISTRY, make_asgi_app
 from shared.logs import configure_logging
 from shared.settings import InfraSettings
 
+PROBE_TIMEOUT_S = 5.0
+Check = Callable[[], Awaitable[bool]]
+
+
+async def reachable(*checks: Check, timeout_s: float = PROBE_TIMEOUT_S) -> bool:
+    """True when every check answers true within the timeout (a raised error is a no)."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            return all(await asyncio.gather(*(check() for check in checks)))
+    except Exception:
+        return False
+
+
+def probes(broker: KafkaBroker, *more: Check) -> list[tuple[str, Any]]:
+    """`/health` (the process answers) and `/ready` (the broker and `more` answer)."""
+
+    @get(description="Liveness: 204 whenever the process answers.")
+    async def health(scope: Any) -> AsgiResponse:
+        return AsgiResponse(b"", 204)
+
+    @get(description="Readiness: 204 while the broker and Redis answer, else 503.")
+    async def ready(scope: Any) -> AsgiResponse:
+        ok = await reachable(lambda: broker.ping(PROBE_TIMEOUT_S), *more)
+        return AsgiResponse(b"", 204 if ok else 503)
+
+    return [("/health", health), ("/ready", ready)]
+
 
 def build_app(
-    broker: KafkaBroker, *, title: str, description: str, lifespan: Any = None
+    broker: KafkaBroker,
+    *,
+    title: str,
+    description: str,
+    lifespan: Any = None,
+    ready: tuple[Check, ...] = (),
 ) -> AsgiFastStream:
-    """The service as an ASGI app; `/health` answers 204 only while the broker is reachable."""
+    """The service as an ASGI app with its probes (see the module docstring)."""
     return AsgiFastStream(
         broker,
-        asgi_routes=[
-            ("/metrics", make_asgi_app(REGISTRY)),
-            ("/health", make_ping_asgi(broker, timeout=5.0)),
-        ],
+        asgi_routes=[("/metrics", make_asgi_app(REGISTRY)), *probes(broker, *ready)],
         lifespan=lifespan,
         specification=AsyncAPI(title=title, description=description, version="1.0.0"),
     )

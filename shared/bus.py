@@ -12,6 +12,7 @@ from faststream.kafka.prometheus import KafkaPrometheusMiddleware
 from faststream.middlewares import AckPolicy
 from prometheus_client import REGISTRY
 
+from shared.budgets import MAX_POLL_INTERVAL_S
 from shared.deadletter import DeadLetterMiddleware
 from shared.faults import CrashBeforePublish
 from shared.metrics import PartitionOwnership
@@ -70,6 +71,8 @@ def consumer_options(settings: InfraSettings, group_id: str) -> dict[str, Any]:
         "auto_offset_reset": "earliest",
         "session_timeout_ms": settings.consumer_session_timeout_ms,
         "heartbeat_interval_ms": settings.consumer_heartbeat_ms,
+        # A delivery's worst case is held under this by shared/budgets.py (tested there).
+        "max_poll_interval_ms": int(MAX_POLL_INTERVAL_S * 1000),
     }
 
 

@@ -66,7 +66,9 @@ class DeadLetterMiddleware(BaseMiddleware):
         if len(msg.body or b"") > self.max_bytes:
             error = TooLarge(f"{len(msg.body)} bytes > {self.max_bytes}")
             return await self._dead_letter(msg, "too_large", error)
-        for _ in range(self.policy.attempts):
+        started, tries = time.monotonic(), 0
+        while tries == 0 or self.policy.try_again(tries, time.monotonic() - started):
+            tries += 1
             try:
                 result = await call_next(msg)
             except Exception as exc:

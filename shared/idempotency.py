@@ -72,27 +72,36 @@ async def claim(
         if await redis.get(key) == DONE:
             raise AlreadyProcessed(event_id)
         raise HeldElsewhere(event_id)
-    renewer = asyncio.create_task(_renew(redis, key, lease, lease_s))
+    stop = asyncio.Event()
+    renewer = asyncio.create_task(_renew(redis, key, lease, lease_s, stop))
     try:
         yield
     except BaseException:
-        await _stop(renewer)
+        await _stop(renewer, stop)
         with contextlib.suppress(Exception):  # unreleased, the lease simply runs out
             await redis.eval(_SETTLE, 1, key, lease, "", 0)
         raise
-    await _stop(renewer)
+    await _stop(renewer, stop)
     await redis.eval(_SETTLE, 1, key, lease, DONE, ttl_s)
 
 
-async def _renew(redis: Redis, key: str, lease: str, lease_s: float) -> None:
-    """Extend the lease every third of its length until cancelled."""
+async def _renew(redis: Redis, key: str, lease: str, lease_s: float, stop: asyncio.Event) -> None:
+    """Extend the lease every third of its length until `stop` is set.
+
+    Stopped by the event, never cancelled: a Redis command cancelled mid-flight can leave
+    its pooled connection unreturned, and a bounded pool then runs dry.
+    """
     while True:
-        await asyncio.sleep(lease_s / 3)
+        try:
+            await asyncio.wait_for(stop.wait(), lease_s / 3)
+            return
+        except TimeoutError:
+            pass
         with contextlib.suppress(Exception):  # a missed renewal is retried next tick
             await redis.eval(_RENEW, 1, key, lease, int(lease_s * 1000))
 
 
-async def _stop(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+async def _stop(task: asyncio.Task[None], stop: asyncio.Event) -> None:
+    """Let the renewer finish its command in flight, then end."""
+    stop.set()
+    await task

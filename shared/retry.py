@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
+from shared.budgets import DELIVERY_BUDGET_S
 from shared.idempotency import AlreadyProcessed
 
 Verdict = Literal["duplicate", "poison", "retriable"]
@@ -29,6 +30,11 @@ class RetryPolicy:
     backoff_s: float = 0.2  # the first wait; doubled per failure of the same message
     max_backoff_s: float = 5.0  # a single wait never exceeds this
     give_up_s: float = 900.0  # failing this long on one message dead-letters it ("exhausted")
+    delivery_budget_s: float = DELIVERY_BUDGET_S  # no new try after this; rewind and poll
+
+    def try_again(self, tries: int, elapsed_s: float) -> bool:
+        """Whether this delivery tries once more, or rewinds so the consumer polls first."""
+        return tries < self.attempts and elapsed_s < self.delivery_budget_s
 
     def wait_s(self, failures: int, rng: random.Random | None = None) -> float:
         """Full jitter: uniform in [0, min(cap, base * 2^(failures-1))] (AWS backoff advice)."""

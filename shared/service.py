@@ -134,9 +134,15 @@ class Service:
     ) -> AsgiFastStream:
         """The ASGI app; its lifespan builds `deps` for the handlers and runs `running(deps)` alongside."""
 
+        held: list[Redis] = []  # the open Redis, for the readiness probe
+
+        async def redis_answers() -> bool:
+            return bool(held) and bool(await held[0].ping())
+
         @asynccontextmanager
         async def lifespan(context: ContextRepo) -> AsyncIterator[None]:
             async with self.opened() as opened:
+                held[:] = [opened.redis]
                 built = deps(opened)
                 if hasattr(built, "claim_lease_s"):
                     built.claim_lease_s = self.settings.claim_lease_s
@@ -145,7 +151,11 @@ class Service:
                     yield
 
         return build_app(
-            self.broker, title=self.title, description=self.description, lifespan=lifespan
+            self.broker,
+            title=self.title,
+            description=self.description,
+            lifespan=lifespan,
+            ready=(redis_answers,),
         )
 
     def serve(self, app: Any) -> None:

@@ -61,10 +61,17 @@ async def on_requirements_confirmed(event: RequirementsConfirmed, deps: Deps = C
 
 
 async def annotate(context: ContextTrimmed, deps: Deps) -> None:
-    """Ask the model, fold under code's rules, compare-and-set, publish NotesUpdated."""
-    for _ in range(CAS_ATTEMPTS):
-        previous = await deps.store.get(context.session_id)
-        view = await propose(previous, context, deps)
+    """Ask the model once, fold under code's rules, compare-and-set, publish NotesUpdated.
+
+    A conflicting write refolds the same proposal onto the newer notes rather than asking
+    again, so a turn costs at most one model call (with its retries): the handler's worst
+    case stays far under the consumer's max_poll_interval (tests/unit/test_budgets.py).
+    """
+    previous = await deps.store.get(context.session_id)
+    view = await propose(previous, context, deps)
+    for attempt in range(CAS_ATTEMPTS):
+        if attempt:
+            previous = await deps.store.get(context.session_id)
         folded = logic.fold(
             previous, context.user_text, view, deps.catalogue, deps.threshold, context.turn_id
         )

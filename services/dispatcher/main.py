@@ -9,6 +9,7 @@ from schemas.plan import StepProgressed, WorkflowCompleted, WorkflowFailed
 from services.dispatcher import handlers
 from services.dispatcher.store import RunStore
 from services.dispatcher.sweeper import sweeping
+from shared.budgets import step_timeout_s
 from shared.service import Opened, Service
 from shared.settings import InfraSettings
 
@@ -16,7 +17,10 @@ from shared.settings import InfraSettings
 class Settings(InfraSettings):
     """Dispatcher settings: how long a step may take, how often it is requested, the sweep."""
 
-    step_timeout_s: float = 20.0
+    # Unset: derived from the model timeout (shared/budgets.py), so a step is re-requested
+    # only after it had time for its model call with every retry.
+    step_timeout_s: float | None = None
+    model_timeout_s: float = 30.0  # PLANWIRE_MODEL_TIMEOUT_S, as the runners read it
     step_attempts: int = 3
     sweep_interval_s: float = 1.0
     # Longer than handling one due deadline takes; a crashed sweeper's claims free up after it.
@@ -37,7 +41,7 @@ def deps(opened: Opened) -> handlers.Deps:
         progressed=service.publisher_of(StepProgressed),
         completed=service.publisher_of(WorkflowCompleted),
         failed=service.publisher_of(WorkflowFailed),
-        step_timeout_s=settings.step_timeout_s,
+        step_timeout_s=settings.step_timeout_s or step_timeout_s(settings.model_timeout_s),
         max_attempts=settings.step_attempts,
         dedupe_ttl_s=settings.dedupe_ttl_s,
     )

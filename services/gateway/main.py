@@ -22,6 +22,7 @@ from services.gateway.limits import BodyLimit, Limits, StreamSlots
 from services.gateway.metrics import phase_sampler
 from services.gateway.outbox import OutboxHub
 from services.gateway.store import SessionStore
+from shared.app import PROBE_TIMEOUT_S, reachable
 from shared.service import Service
 from shared.settings import InfraSettings
 from shared.tracing import TraceRequests
@@ -128,8 +129,17 @@ async def page() -> FileResponse:
 
 @app.get("/health", include_in_schema=False)
 async def health() -> Response:
-    """204 while the broker answers, 503 otherwise."""
-    return Response(status_code=204 if await broker.ping(timeout=5.0) else 503)
+    """Liveness: 204 whenever the process answers (an outage elsewhere never restarts it)."""
+    return Response(status_code=204)
+
+
+@app.get("/ready", include_in_schema=False)
+async def ready() -> Response:
+    """Readiness: 204 while the broker and Redis answer, 503 otherwise (shared/app.py)."""
+    store = getattr(app.state, "store", None)
+    checks = [lambda: broker.ping(PROBE_TIMEOUT_S)]
+    ok = store is not None and await reachable(*checks, store.redis.ping)
+    return Response(status_code=204 if ok else 503)
 
 
 @app.exception_handler(RequestValidationError)

@@ -134,8 +134,9 @@ def create_app(settings: Settings, *, discovered_only: bool) -> FastAPI:
     app.mount("/metrics", make_asgi_app(REGISTRY))
 
     @app.get("/health", include_in_schema=False)
+    @app.get("/ready", include_in_schema=False)
     async def health() -> Response:
-        """204: the process runs (sampling failures are counted, not fatal)."""
+        """204: the process runs (sampling failures are counted, not fatal; it serves no traffic)."""
         return Response(status_code=204)
 
     return app

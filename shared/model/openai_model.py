@@ -14,6 +14,8 @@ import openai
 from openai.types.chat import ChatCompletionMessageParam
 from openai.types.shared_params import ResponseFormatJSONSchema
 
+from shared.budgets import MODEL_ATTEMPTS as MAX_ATTEMPTS
+from shared.budgets import MODEL_MAX_BACKOFF_S as MAX_BACKOFF_S
 from shared.model.metrics import ATTEMPT_FAILURES, REPAIRS, RETRIES, record_call
 from shared.model.output import InvalidOutput, parse_reply, repair_turns
 from shared.model.port import ModelResult
@@ -49,9 +51,9 @@ class OpenAIModel:
         model: str,
         api_key: str,
         timeout_s: float,
-        max_attempts: int = 2,
+        max_attempts: int = MAX_ATTEMPTS,
         backoff_s: float = 0.2,
-        max_backoff_s: float = 2.0,
+        max_backoff_s: float = MAX_BACKOFF_S,
     ) -> None:
         self.model = model
         self.max_attempts = max_attempts

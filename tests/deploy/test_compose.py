@@ -116,7 +116,7 @@ def test_services_start_after_topics_exist_and_valkey_is_healthy():
             "kafka-init": {"condition": "service_completed_successfully"},
             "valkey": {"condition": "service_healthy"},
         }, name
-        assert "/health" in " ".join(services[name]["healthcheck"]["test"]), name
+        assert "/ready" in " ".join(services[name]["healthcheck"]["test"]), name
     assert services["kafka-init"]["depends_on"] == {"kafka": {"condition": "service_healthy"}}
     for name in ("kafka", "valkey", "prometheus", "grafana"):
         assert services[name]["healthcheck"]["test"], name

@@ -86,7 +86,7 @@ def test_entrypoint_runs_one_service_and_defaults_to_the_gateway():
 
 def test_healthcheck_asks_health_with_the_standard_library():
     check = dict(final_stage())["HEALTHCHECK"]
-    assert "urllib.request" in check and "/health" in check and "CMD" in check
+    assert "urllib.request" in check and "/ready" in check and "CMD" in check
 
 
 def test_dependencies_install_only_from_the_hash_checked_lock():

@@ -140,8 +140,10 @@ def test_every_pod_is_probed_bounded_and_locked_down():
         assert box["securityContext"]["readOnlyRootFilesystem"] is True, name
         assert box["securityContext"]["allowPrivilegeEscalation"] is False, name
         assert box["securityContext"]["capabilities"]["drop"] == ["ALL"], name
-        for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+        for probe in ("livenessProbe", "startupProbe"):  # the process answers
             assert box[probe]["httpGet"] == {"path": "/health", "port": "http"}, (name, probe)
+        # broker and Redis reachable: an outage takes pods out of rotation, never restarts them
+        assert box["readinessProbe"]["httpGet"] == {"path": "/ready", "port": "http"}, name
         for bound in ("requests", "limits"):
             assert set(box["resources"][bound]) == {"cpu", "memory"}, (name, bound)
         assert {"name": "http", "containerPort": 8000, "protocol": "TCP"} in box["ports"], name

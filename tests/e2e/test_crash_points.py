@@ -23,6 +23,9 @@ from shared.redis import session_key
 from tests.e2e.gathering import gather
 
 pytestmark = pytest.mark.e2e
+# A turn here meets up to six kills, each paid with a restart (a few seconds of imports on a
+# loaded machine), a consumer-group join and a lease running out.
+RECOVERY_S = 300
 
 TURNS = [
     "Invoices arrive as PDF attachments in our Gmail inbox; pull the vendor and total out of each PDF.",
@@ -59,7 +62,8 @@ def crashing(tmp_path_factory):
         }
         for name, points in ARMED.items()
     }
-    with EmbeddedStack(ModelSettings(model="heuristic"), service_env=env) as stack:
+    logs = tmp_path_factory.mktemp("crash-stack")
+    with EmbeddedStack(ModelSettings(model="heuristic"), log_dir=logs, service_env=env) as stack:
         yield stack, markers
 
 
@@ -80,12 +84,12 @@ async def test_killed_between_claim_and_publish_and_after_state_changes_nothing_
     restarts: Counter[str] = Counter()
     supervisor = asyncio.create_task(restart_the_killed(stack, restarts))
     try:
-        async with SessionClient(stack.gateway_url) as session:
+        async with SessionClient(stack.gateway_url, timeout_s=RECOVERY_S) as session:
             state, _ = await gather(session, TURNS)
             assert state["phase"] == "confirming"
             await session.say("Yes, that's everything. Please build it.")
             done = await session.wait_for(
-                lambda e: e.type in {"workflow_completed", "workflow_failed"}, timeout_s=240
+                lambda e: e.type in {"workflow_completed", "workflow_failed"}, timeout_s=RECOVERY_S
             )
             final = await session.state()
     finally:

@@ -39,7 +39,10 @@ from state.workflow import index_key as workflow_index_key
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-STEP_TIMEOUT_S = 5  # short, so a killed runner's step is re-requested quickly
+# Short, so a killed runner's step is re-requested quickly; with enough attempts to outlast
+# a runner restart on a loaded machine (measured: 23 s from SIGKILL to consuming again).
+STEP_TIMEOUT_S = 8
+STEP_ATTEMPTS = 6
 STEP_DELAY_S = 0.4  # every step sleeps this long first: room to kill or edit mid-step
 WAIT_S = 60
 CATALOGUE = load_catalogue()
@@ -136,10 +139,14 @@ class Stack:
             "PLANWIRE_FETCH_MAX_WAIT_MS": "5",
             "PLANWIRE_HTTP_PORT": str(port),
             "PLANWIRE_STEP_TIMEOUT_S": str(STEP_TIMEOUT_S),
+            "PLANWIRE_STEP_ATTEMPTS": str(STEP_ATTEMPTS),
             "PLANWIRE_SPECIALIST_DELAY_S": str(STEP_DELAY_S),
             "PLANWIRE_CONSUMER_SESSION_TIMEOUT_MS": "6000",
             "PLANWIRE_CONSUMER_HEARTBEAT_MS": "2000",
             "PLANWIRE_SWEEP_INTERVAL_S": "0.5",
+            # A killed runner's claim must run out well within the short step timeout: its
+            # redelivered command waits for the lease, ahead of the re-requests behind it.
+            "PLANWIRE_CLAIM_LEASE_S": "2",
         }
         argv = [sys.executable, "-m", f"services.{name}.main", *args]
         proc = Proc(name, argv, self.logs / f"{name}.log", env, port).start()

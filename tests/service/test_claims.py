@@ -53,3 +53,22 @@ async def test_a_failed_handler_releases_its_claim_for_the_retry(redis):
         async with claim(redis, "svc", "session-a4", "e4", ttl_s=60):
             raise ConnectionError("broker blip")
     assert await redis.get(seen_key("svc", "session-a4", "e4")) is None
+
+
+async def test_ending_claims_never_strands_a_pooled_connection(redis_url):
+    # Renewals every 2 ms race the handlers' ends: a renewal cut off mid-command once kept
+    # its connection out of the pool, and a small pool then ran dry (a handler hung).
+    from shared.redis import make_redis
+
+    pooled = make_redis(redis_url, max_connections=4, wait_s=2.0)
+
+    async def one(i: int) -> None:
+        async with claim(pooled, "svc", "session-a5", f"p{i}", ttl_s=60, lease_s=0.006):
+            await asyncio.sleep((i % 7) / 1000)
+
+    try:
+        async with asyncio.timeout(60):
+            for batch in range(6):
+                await asyncio.gather(*(one(batch * 40 + i) for i in range(40)))
+    finally:
+        await pooled.aclose()
