@@ -10,7 +10,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from shared.model.chaos import ChaosModel
 from shared.model.cooldown import CoolDownModel
 from shared.model.openai_model import OpenAIModel
-from shared.model.port import HeuristicModel, ModelPort
+from shared.model.port import HeuristicModel, ModelPort, SimulatedLatencyModel
 
 if TYPE_CHECKING:
     from shared.model.local import LocalModelServer
@@ -57,6 +57,11 @@ class ModelSettings(BaseSettings):
     chaos_seed: int = 0
     # A chaos "timeout" waits this long (at most the model timeout) before it fails.
     chaos_delay_s: float = 1.0
+    # Measurement aids (planwire bench, planwire eval --compare): the heuristic backend
+    # charges each call's prompt at the tokenizer-free estimate (shared/model/tokens.py),
+    # and every call may wait a simulated model latency first.
+    model_estimate_tokens: bool = False
+    model_latency_ms: float = Field(default=0.0, ge=0)
 
     @property
     def model_backend(self) -> str:
@@ -81,14 +86,23 @@ def build_model(settings: ModelChoice) -> ModelPort:
     """Build the backend named by `settings.model_backend`.
 
     `settings` needs model_backend, model_base_url, model_name, model_api_key (str or
-    SecretStr) and model_timeout_s; the cool-down and chaos fields of `ModelSettings` are
-    read when present. A "local" backend without a base URL starts SmolLM2 in this process
-    (about a second) and stops it on `aclose()`. Every backend but the rules gets the
-    per-role cool-down (shared/model/cooldown.py).
+    SecretStr) and model_timeout_s; the cool-down, chaos and measurement fields of
+    `ModelSettings` are read when present. A "local" backend without a base URL starts
+    SmolLM2 in this process (about a second) and stops it on `aclose()`. Every backend but
+    the rules gets the per-role cool-down (shared/model/cooldown.py).
+    `model_estimate_tokens` and `model_latency_ms` make the heuristic backend charge
+    estimated tokens and any backend wait first.
     """
+    model = _with_cooldown(settings)
+    latency_ms = float(getattr(settings, "model_latency_ms", 0.0) or 0.0)
+    return SimulatedLatencyModel(model, latency_ms / 1000) if latency_ms > 0 else model
+
+
+def _with_cooldown(settings: ModelChoice) -> ModelPort:
+    """The backend, wrapped in chaos when asked and in the cool-down unless it is the rules."""
     backend = settings.model_backend
     if backend == "heuristic":
-        return HeuristicModel()
+        return _backend(backend, settings)
     if backend == "chaos":
         port: ModelPort = ChaosModel(
             _backend(getattr(settings, "chaos_inner", "heuristic"), settings),
@@ -104,7 +118,9 @@ def build_model(settings: ModelChoice) -> ModelPort:
 def _backend(backend: str, settings: ModelChoice) -> ModelPort:
     """One plain backend (no cool-down, no chaos)."""
     if backend == "heuristic":
-        return HeuristicModel()
+        return HeuristicModel(
+            estimate_tokens=bool(getattr(settings, "model_estimate_tokens", False))
+        )
     key = settings.model_api_key
     common: dict[str, Any] = {
         "model": settings.model_name,
