@@ -120,8 +120,10 @@ def topics_text() -> str:
 CREATE_TOPICS_SCRIPT = """\
 import asyncio, os
 from shared.bus import ensure_topics
+from shared.settings import InfraSettings
+s = InfraSettings()
 rows = [line.split() for line in open(os.environ["PLANWIRE_TOPICS_FILE"]) if line.strip() and not line.startswith("#")]
 topics = [(name, int(partitions)) for name, partitions in rows]
-created = asyncio.run(ensure_topics(os.environ["PLANWIRE_KAFKA_BOOTSTRAP"], topics))
-print(f"{len(created)} topics created, {len(topics) - len(created)} already existed")
+created = asyncio.run(ensure_topics(s.kafka_bootstrap, topics, replication=s.topic_replication, min_insync_replicas=s.topic_min_insync_replicas))
+print(f"{len(created)} topics created, {len(topics) - len(created)} already existed, partition counts checked")
 """

@@ -4,7 +4,7 @@
     python -m deploy.render --check  # exit 1 and name the files that drifted
 
 Generated: docker-compose.yml, the topic list, the Prometheus scrape config, the Grafana
-dashboard and k8s/base. Hand-written and only read here: deploy/templates/,
+dashboard, k8s/base, and k8s/strimzi and k8s/valkey (deploy/k8s_durable.py). Hand-written and only read here: deploy/templates/,
 deploy/prometheus/alerts.yml (copied into a PrometheusRule), k8s/overlays/.
 """
 
@@ -16,7 +16,8 @@ from pathlib import Path
 from deploy.compose import render_compose
 from deploy.dashboard import render_dashboard
 from deploy.inventory import topics_text
-from deploy.k8s import render_k8s
+from deploy.k8s import _dump, render_k8s
+from deploy.k8s_durable import render_durable
 from deploy.prometheus_config import render_prometheus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +33,7 @@ def render(root: Path = ROOT) -> dict[Path, str]:
     }
     alerts = (root / "deploy/prometheus/alerts.yml").read_text()
     files |= {Path("k8s/base") / name: text for name, text in render_k8s(alerts).items()}
+    files |= render_durable(_dump)
     return files
 
 

@@ -41,6 +41,7 @@ class Backend(StrEnum):
     heuristic = "heuristic"
     local = "local"
     openai = "openai"
+    chaos = "chaos"
 
 
 @app.command()
@@ -307,6 +308,69 @@ def eval_(
         scripted=scripted.value if scripted else None,
     )
     raise typer.Exit(0 if passed else 1)
+
+
+@app.command()
+def chaos(
+    paths: list[Path] = typer.Argument(
+        None, help="Case files or folders (default ../shared/eval/cases)."
+    ),
+    sessions: int = typer.Option(8, min=1, help="Conversations played at once under faults."),
+    seed: int = typer.Option(1, help="Seeds the cases' order and the kill plan: a run replays."),
+    valkey: bool = typer.Option(True, help="Also kill and restart Valkey once (AOF on)."),
+    broker: bool = typer.Option(
+        True,
+        help="Also kill and restart the broker once, where the embedded broker keeps its "
+        "data (noida); Tansu keeps it in memory and is never restarted.",
+    ),
+    model: Backend | None = typer.Option(None, help="Model backend (default heuristic)."),
+    timeout: float = typer.Option(180.0, help="Seconds to wait for any one reply or result."),
+) -> None:
+    """Play scripted sessions while SIGKILLing every service (3 times each) and Valkey; exit 0
+    only when no turn was lost, nothing was done twice and every workflow is as without faults."""
+    import asyncio
+
+    from planwire.chaosrun import ChaosError, figures, run_chaos
+    from planwire.evaluate import load_cases
+    from planwire.stack import EmbeddedStack
+
+    cases = load_cases(paths or [_default_cases()])
+    if not cases:
+        raise typer.BadParameter("no cases found", param_hint="PATHS")
+    started = time.monotonic()
+    stack = EmbeddedStack(_model_settings(model))
+    once = tuple(
+        n for n, on in (("valkey", valkey), (stack.broker, broker)) if on and stack.restartable(n)
+    )
+    try:
+        stack.start()
+        result = asyncio.run(
+            run_chaos(
+                stack,
+                cases,
+                sessions=sessions,
+                seed=seed,
+                once=once,
+                timeout_s=timeout,
+                log=typer.echo,
+            )
+        )
+    except (ChaosError, StackError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    finally:
+        stack.stop()
+    for line in figures(result):
+        typer.echo(line)
+    typer.echo(f"wall time: {time.monotonic() - started:.0f} s; logs: {stack.log_dir}")
+    typer.echo(result.last_line())
+    raise typer.Exit(0 if result.ok else 1)
+
+
+def _default_cases() -> Path:
+    """../shared/eval/cases (the shared eval corpus), else the one beside the repository."""
+    here = Path("../shared/eval/cases")
+    return here if here.is_dir() else Path(__file__).resolve().parents[2] / "shared/eval/cases"
 
 
 dlq_app = typer.Typer(

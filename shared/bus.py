@@ -26,13 +26,15 @@ log = logging.getLogger("planwire.bus")
 def make_broker(settings: InfraSettings, *, client_id: str) -> KafkaBroker:
     """A broker with dead-lettering, Prometheus metrics and trace propagation on every subscriber.
 
-    Idempotent producers fail on the embedded broker and buy nothing here: exactly-once
-    effects come from idempotent handlers.
+    Producers wait for every in-sync replica (`acks=all`) and are idempotent unless the
+    settings say otherwise (the embedded Tansu broker rejects idempotent producers).
     """
+    acks = settings.kafka_acks if settings.kafka_acks == "all" else int(settings.kafka_acks)
     return KafkaBroker(
         settings.kafka_bootstrap,
         client_id=client_id,
-        enable_idempotence=False,
+        acks=acks,
+        enable_idempotence=settings.kafka_idempotence,
         middlewares=[
             KafkaPrometheusMiddleware(registry=REGISTRY, app_name=client_id),
             *kafka_middlewares(client_id),
@@ -74,13 +76,33 @@ def consumer_options(settings: InfraSettings, group_id: str) -> dict[str, Any]:
     }
 
 
-async def ensure_topics(bootstrap: str, topics: list[tuple[str, int]]) -> list[str]:
-    """Create the topics that do not exist yet; returns the names it created."""
+class TopicMismatch(RuntimeError):
+    """A topic exists with another partition count than the topology declares."""
+
+
+async def ensure_topics(
+    bootstrap: str,
+    topics: list[tuple[str, int]],
+    *,
+    replication: int = 1,
+    min_insync_replicas: int | None = None,
+) -> list[str]:
+    """Create the topics that do not exist yet; returns the names it created.
+
+    Topics that exist must have the declared partition count: keys are spread by partition,
+    so a topic with another count sends a session's events elsewhere (TopicMismatch).
+    """
+    configs = {"min.insync.replicas": str(min_insync_replicas)} if min_insync_replicas else {}
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
     await admin.start()
     try:
         existing = set(await admin.list_topics())
-        missing = [NewTopic(name, parts, 1) for name, parts in topics if name not in existing]
+        await check_partitions(admin, [(n, p) for n, p in topics if n in existing])
+        missing = [
+            NewTopic(name, parts, replication, topic_configs=configs)
+            for name, parts in topics
+            if name not in existing
+        ]
         if missing:
             try:
                 await admin.create_topics(missing)
@@ -89,3 +111,16 @@ async def ensure_topics(bootstrap: str, topics: list[tuple[str, int]]) -> list[s
         return [t.name for t in missing]
     finally:
         await admin.close()
+
+
+async def check_partitions(admin: AIOKafkaAdminClient, topics: list[tuple[str, int]]) -> None:
+    """Raise TopicMismatch naming every existing topic whose partition count is not declared."""
+    if not topics:
+        return
+    described = {
+        t["topic"]: len(t["partitions"])
+        for t in await admin.describe_topics([n for n, _ in topics])
+    }
+    wrong = [f"{n} has {described[n]}, declared {p}" for n, p in topics if described.get(n, p) != p]
+    if wrong:
+        raise TopicMismatch("partition counts differ from the topology: " + "; ".join(wrong))

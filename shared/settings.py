@@ -29,6 +29,16 @@ class InfraSettings(BaseSettings):
     consumer_session_timeout_ms: int = 10_000
     consumer_heartbeat_ms: int = 3_000
     partitions: int = 4
+    # Durable by default (docs/reliability.md): a publish counts once every in-sync replica
+    # has it, and the idempotent producer keeps a retried send from writing it twice. The
+    # embedded Tansu broker rejects idempotent producers (InitProducerId), so the embedded
+    # stack turns idempotence off; exactly-once effects come from the handlers anyway.
+    kafka_acks: Literal["all", "1", "0"] = "all"
+    kafka_idempotence: bool = True
+    # Topics as created by `ensure_topics` (stack start, compose kafka-init, k8s Job): three
+    # copies, and a write needs two of them, so one broker may be lost without losing data.
+    topic_replication: int = 3
+    topic_min_insync_replicas: int = 2
     max_message_bytes: int = 256 * 1024
     # Transient handler failures (shared/retry.py): tries per delivery, then the offset is
     # rewound; waits grow from backoff to max_backoff with jitter; after give_up seconds of

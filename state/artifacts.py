@@ -85,6 +85,11 @@ async def current(redis: Redis, session_id: str, node_ids: list[str]) -> dict[st
     }
 
 
+async def versions(redis: Redis, session_id: str, node_id: str) -> list[dict[str, Any]]:
+    """Every stored version of one node's artifact, oldest first (audits: `planwire chaos`)."""
+    return [json.loads(raw) for raw in await redis.lrange(_key(session_id, node_id), 0, -1)]
+
+
 def _produced_key(session_id: str, plan_id: str, index: int) -> str:
     return session_key(session_id, "plan", "produced", plan_id, str(index))
 

@@ -84,6 +84,11 @@ async def create_session(
     store, limits = store_of(request), limits_of(request)
     answer = {"session_id": logic.new_session_id(), "phase": Phase.GATHERING}
     if key and (earlier := await store.remember(f"t.{tenant}", key, answer, limits.idem_ttl_s)):
+        # The first request may have died between remembering its answer and creating the
+        # session (a crashed gateway): the retry finishes the job instead of answering
+        # with a session that will never exist.
+        if await store.tenant(earlier["session_id"]) is None:
+            await store.create(earlier["session_id"], tenant)
         return earlier
     try:
         await within_rate(store, tenant, "sessions", limits.sessions_per_min, 60)

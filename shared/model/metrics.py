@@ -57,3 +57,10 @@ def record_call(
     TOKENS.labels(role, "completion").inc(completion_tokens)
     if outcome == "fallback":
         FALLBACKS.labels(role).inc()
+
+
+COOLDOWNS = Counter(
+    "planwire_model_cooldowns_total",
+    "Times a role stopped calling the model for a cool-down after consecutive failed calls.",
+    ["role"],
+)

@@ -69,6 +69,9 @@ def run_job(bootstrap: str) -> subprocess.CompletedProcess:
         **os.environ,
         "PLANWIRE_KAFKA_BOOTSTRAP": bootstrap,
         "PLANWIRE_TOPICS_FILE": str(ROOT / "deploy/kafka/topics.txt"),
+        # One broker, as in compose (Kubernetes keeps three replicas, two in sync).
+        "PLANWIRE_TOPIC_REPLICATION": "1",
+        "PLANWIRE_TOPIC_MIN_INSYNC_REPLICAS": "1",
     }
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     return subprocess.run(
@@ -99,3 +102,12 @@ async def test_the_topic_job_creates_every_topic_and_can_run_again(broker):
     again = run_job(broker)
     assert again.returncode == 0, again.stderr
     assert f"0 topics created, {len(expected)} already existed" in again.stdout
+
+
+async def test_the_topic_job_refuses_a_topic_with_another_partition_count(broker):
+    from shared.bus import ensure_topics
+
+    await ensure_topics(broker, [("gateway.turn-received.v1", 2)])
+    done = run_job(broker)
+    assert done.returncode != 0
+    assert "gateway.turn-received.v1 has 2, declared 4" in done.stderr

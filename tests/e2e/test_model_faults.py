@@ -72,6 +72,8 @@ def faulty_stack():
     fake = RoleScriptedFake("annotator", ANNOTATOR_SCRIPT).start()
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PLANWIRE_MODEL_TIMEOUT_S", "1")
+        # Every scripted fault must reach the port: no cool-down after turns 3 and 4 fail.
+        patch.setenv("PLANWIRE_MODEL_COOLDOWN_S", "0")
         with EmbeddedStack(
             ModelSettings(model="openai", model_base_url=fake.base_url, model_name="fake")
         ) as stack:

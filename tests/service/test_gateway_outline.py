@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import httpx
 import pytest_asyncio
 from fastapi import FastAPI
@@ -90,3 +92,25 @@ async def test_a_session_with_fewer_than_4_turns_has_an_empty_outline(api):
         f"/v1/sessions/{session_id}/outline", headers={"Authorization": "Bearer key-acme"}
     )
     assert response.json() == {"session_id": session_id, "turns_indexed": 0, "phases": []}
+
+
+async def test_a_retried_create_finishes_a_session_whose_first_request_died(api, monkeypatch):
+    """The first request remembered its answer, then the gateway died before creating the
+    session (`planwire chaos` found it): the retry must not answer with a session that will
+    never exist."""
+    client, _redis = api
+    headers = {"Authorization": "Bearer key-acme", "Idempotency-Key": "create-crash"}
+
+    async def crash(*_args):
+        raise ConnectionError("the gateway died here")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(SessionStore, "create", crash)
+        patch.setattr(SessionStore, "forget", crash)  # dying, it cannot clean up either
+        with contextlib.suppress(ConnectionError):
+            await client.post("/v1/sessions", headers=headers)
+    again = await client.post("/v1/sessions", headers=headers)
+    session_id = again.json()["session_id"]
+    state = await client.get(f"/v1/sessions/{session_id}", headers=headers)
+    assert again.status_code == 201 and state.status_code == 200
+    assert state.json()["phase"] == "gathering"

@@ -1,0 +1,272 @@
+"""`planwire chaos`, the running part: sessions on the embedded stack while parts are killed.
+
+First every case the run will use is played once with no faults: its workflow document is
+the reference. Then `sessions` conversations run at once while the kill plan
+(planwire/chaos.py) SIGKILLs every service at least three times (and Valkey, and the broker
+where it keeps its data) and restarts each after a random delay. The client acts like a
+user's front end that retries: a request that met a dead gateway is sent again with the
+same Idempotency-Key, and the event stream reconnects from the last id it saw. The verdict
+is read from what the clients saw and from Redis (artifact versions per step).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from typing import Any
+
+import httpx
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from redis.asyncio import Redis
+
+from planwire.chaos import Fault, SessionRun, Verdict, comparable, schedule, verdict
+from planwire.client import SessionClient
+from planwire.evaluate import MAX_NUDGES, NUDGE, Case
+from planwire.stack import EmbeddedStack
+from planwire.topology import RUNNERS, SERVICES
+from schemas.topics import all_topics
+from state import artifacts
+from state import plan as plan_log
+
+RETRY_S = 0.3
+SETTLE_S = 5.0  # after the last session: time for a late duplicate to show up
+
+
+class RetryingSession(SessionClient):
+    """A SessionClient whose requests survive a dead gateway: retried with the same key."""
+
+    def __init__(self, base_url: str, key_prefix: str, timeout_s: float) -> None:
+        super().__init__(base_url, timeout_s=timeout_s)
+        self.key_prefix, self.posts, self.sent = key_prefix, 0, []
+
+    async def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """Send until the gateway answers with anything but a 5xx (or the timeout passes)."""
+        async with asyncio.timeout(self.timeout_s):
+            while True:
+                with contextlib.suppress(httpx.TransportError):
+                    response = await self.http.request(method, path, **kwargs)
+                    if response.status_code < 500:
+                        response.raise_for_status()
+                        return response
+                await asyncio.sleep(RETRY_S)
+
+    async def __aenter__(self) -> RetryingSession:
+        headers = {"Idempotency-Key": f"{self.key_prefix}-session"}
+        response = await self.request("POST", "/v1/sessions", headers=headers)
+        self.session_id = response.json()["session_id"]
+        self._reader = asyncio.create_task(self._read_stream())
+        return self
+
+    async def send(self, text: str) -> str:
+        """Post a message once, however many times the request has to be sent."""
+        self.posts += 1
+        headers = {"Idempotency-Key": f"{self.key_prefix}-turn-{self.posts}"}
+        path = f"/v1/sessions/{self.session_id}/messages"
+        turn_id = str(
+            (await self.request("POST", path, json={"text": text}, headers=headers)).json()[
+                "turn_id"
+            ]
+        )
+        self.sent.append(turn_id)
+        return turn_id
+
+    async def state(self) -> dict[str, Any]:
+        """The session's state, read through restarts."""
+        state: dict[str, Any] = (
+            await self.request("GET", f"/v1/sessions/{self.session_id}")
+        ).json()
+        return state
+
+
+async def play(session: RetryingSession, case: Case) -> None:
+    """The eval's conversation (turns, nudges while not confirming, the confirmation)."""
+    for text in case.turns:
+        await session.say(text)
+    for _ in range(MAX_NUDGES):
+        if (await session.state())["phase"] == "confirming":
+            break
+        await session.say(NUDGE)
+    await session.say(case.confirm)
+    final = await session.wait_for(lambda e: e.type in ("workflow_completed", "workflow_failed"))
+    if final.type != "workflow_completed":
+        raise RuntimeError(f"workflow failed: {final.data.get('reason')}")
+
+
+def observed(session: RetryingSession, case: Case, error: str | None) -> SessionRun:
+    """What the client saw: accepted turns, replies per turn, completions (distinct events)."""
+    events = {e.id: e for e in session.seen}.values()
+    run = SessionRun(case.id, sent=list(session.sent), error=error)
+    for event in events:
+        if event.type == "reply":
+            turn = str(event.data.get("turn_id"))
+            run.replies[turn] = run.replies.get(turn, 0) + 1
+        run.completions += event.type == "workflow_completed"
+    return run
+
+
+async def finish(run: SessionRun, session: RetryingSession, redis: Redis) -> SessionRun:
+    """Add the saved workflow and the artifact versions per step from Redis."""
+    with contextlib.suppress(Exception):
+        state = await session.state()
+        if state.get("workflow_id"):
+            document = (
+                await session.request("GET", f"/v1/workflows/{state['workflow_id']}")
+            ).json()
+            run.workflow = comparable(document)
+    logged = await plan_log.read(redis, session.session_id)
+    for node in logged.nodes if logged else []:
+        stored = await artifacts.versions(redis, session.session_id, node.node_id)
+        written = [v for v in stored if not v.get("edited_by_user")]
+        run.step_effects[node.node_id] = sum(v.get("plan_id") == logged.plan_id for v in written)
+    return run
+
+
+async def session_run(
+    stack: EmbeddedStack,
+    case: Case,
+    key: str,
+    timeout_s: float,
+    played: asyncio.Event,
+    done: asyncio.Event,
+) -> SessionRun:
+    """Play one case and, once every session is done, read what happened to it."""
+    session = RetryingSession(stack.gateway_url, key, timeout_s)
+    error = None
+    async with session:
+        try:
+            await play(session, case)
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+        finally:
+            played.set()
+        await done.wait()  # late duplicates arrive on the stream until the very end
+        async with Redis.from_url(stack.redis_url) as redis:
+            return await finish(observed(session, case, error), session, redis)
+
+
+async def play_all(
+    stack: EmbeddedStack,
+    cases: list[Case],
+    prefix: str,
+    timeout_s: float,
+    *,
+    also: asyncio.Task[Any] | None = None,
+    settle_s: float = 0.0,
+) -> list[SessionRun]:
+    """Every case at once, each its own session; figures are read once all have ended
+    (and `also`, the kill plan, is over) and `settle_s` more seconds have passed."""
+    done = asyncio.Event()
+    played = [asyncio.Event() for _ in cases]
+    tasks = [
+        asyncio.create_task(session_run(stack, c, f"{prefix}-{i}", timeout_s, p, done))
+        for i, (c, p) in enumerate(zip(cases, played, strict=True))
+    ]
+    await asyncio.gather(*(p.wait() for p in played), *([also] if also else []))
+    await asyncio.sleep(settle_s)
+    done.set()
+    return list(await asyncio.gather(*tasks))
+
+
+async def run_faults(stack: EmbeddedStack, plan: list[Fault], log: Any) -> int:
+    """Carry out the kill plan; returns the number of kills.
+
+    Each part follows its own faults in order: killed at its moment, started again after its
+    delay, and killed again only once that restart serves (so a slow restart delays that
+    part's next kill, never another part's).
+    """
+    started = time.monotonic()
+    by_target: dict[str, list[Fault]] = {}
+    for fault in plan:
+        by_target.setdefault(fault.target, []).append(fault)
+
+    async def follow(faults: list[Fault]) -> int:
+        for fault in faults:
+            await asyncio.sleep(max(0.0, fault.at_s - (time.monotonic() - started)))
+            await asyncio.to_thread(stack.kill, fault.target)
+            log(f"{time.monotonic() - started:6.1f}s kill {fault.target} (back in {fault.down_s}s)")
+            await asyncio.sleep(fault.down_s)
+            await stack.restart(fault.target, timeout_s=120.0)
+        return len(faults)
+
+    return sum(await asyncio.gather(*(follow(f) for f in by_target.values())))
+
+
+async def dlq_count(bootstrap: str) -> int:
+    """Messages in every dead-letter topic."""
+    parts = [
+        TopicPartition(t.name, p)
+        for t in all_topics(RUNNERS)
+        if t.name.endswith(".dlq")
+        for p in range(t.partitions)
+    ]
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
+    await consumer.start()
+    try:
+        ends, starts = await consumer.end_offsets(parts), await consumer.beginning_offsets(parts)
+        return sum(ends[p] - starts[p] for p in parts)
+    finally:
+        await consumer.stop()
+
+
+def pick(cases: list[Case], sessions: int, seed: int) -> list[Case]:
+    """`sessions` cases: every case in turn, in a seeded order."""
+    order = list(cases)
+    random.Random(seed).shuffle(order)
+    return [order[i % len(order)] for i in range(sessions)]
+
+
+def targets(stack: EmbeddedStack) -> list[str]:
+    """Every service kind the topology declares (the lag exporter is not one)."""
+    return [n.name for n in SERVICES if n.name in stack.service_urls]
+
+
+class ChaosError(RuntimeError):
+    """The run could not be judged (the fault-free reference itself failed)."""
+
+
+async def run_chaos(
+    stack: EmbeddedStack,
+    cases: list[Case],
+    *,
+    sessions: int,
+    seed: int,
+    once: tuple[str, ...],
+    timeout_s: float,
+    log: Any = print,
+) -> Verdict:
+    """The reference run, then the sessions under the kill plan; the verdict."""
+    picked = pick(cases, sessions, seed)
+    distinct = list({c.id: c for c in picked}.values())
+    started = time.monotonic()
+    references = await play_all(stack, distinct, f"ref-{seed}", timeout_s)
+    reference_s = time.monotonic() - started
+    broken = [f"{r.case_id}: {r.error}" for r in references if not r.completed]
+    if broken:
+        raise ChaosError("the fault-free run failed: " + "; ".join(broken))
+    log(f"reference: {len(distinct)} cases without faults in {reference_s:.1f} s")
+    plan = schedule(seed, targets(stack), window_s=max(reference_s, 30.0), once=once)
+    log(f"kill plan: {len(plan)} kills of {', '.join(dict.fromkeys(f.target for f in plan))}")
+    started = time.monotonic()
+    faults = asyncio.create_task(run_faults(stack, plan, log))
+    runs = await play_all(stack, picked, f"chaos-{seed}", timeout_s, also=faults, settle_s=SETTLE_S)
+    log(f"chaos phase: {sessions} sessions in {time.monotonic() - started:.1f} s")
+    for run in runs:
+        if run.error:
+            log(f"session {run.case_id}: {run.error}")
+    reference = {r.case_id: r.workflow or {} for r in references}
+    return verdict(runs, reference, faults.result(), await dlq_count(stack.bootstrap))
+
+
+def figures(result: Verdict) -> list[str]:
+    """The lines printed above the last one."""
+    return [
+        f"sessions completed: {result.completed}/{result.started}",
+        f"turns lost: {result.lost}",
+        f"duplicate replies: {result.duplicated}",
+        f"steps executed more than once: {result.repeated_steps} of {result.steps}",
+        f"workflows differing from the fault-free run: {result.differing}",
+        f"kills: {result.kills}",
+        f"dead letters: {result.dlq}",
+    ]

@@ -1,0 +1,57 @@
+"""Durable state for Kubernetes: Strimzi topics with three replicas and a Valkey with AOF."""
+
+from __future__ import annotations
+
+import re
+
+import kubernetes_validate
+import yaml
+
+from deploy.inventory import topics
+from shared.settings import InfraSettings
+from tests.deploy.test_k8s import K8S_VERSION
+from tests.deploy.tools import ROOT
+
+DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
+
+
+def docs(path: str) -> list[dict]:
+    return [d for d in yaml.safe_load_all((ROOT / path).read_text()) if d]
+
+
+def test_every_topic_is_a_strimzi_topic_with_three_replicas_two_in_sync():
+    rendered = {d["spec"]["topicName"]: d for d in docs("k8s/strimzi/topics.yaml")}
+    assert {n: d["spec"]["partitions"] for n, d in rendered.items()} == {
+        t.name: t.partitions for t in topics()
+    }
+    for name, doc in rendered.items():
+        assert (doc["apiVersion"], doc["kind"]) == ("kafka.strimzi.io/v1beta2", "KafkaTopic")
+        assert DNS_SUBDOMAIN.match(doc["metadata"]["name"]), name
+        assert doc["metadata"]["labels"]["strimzi.io/cluster"]
+        assert doc["spec"]["replicas"] == 3
+        assert doc["spec"]["config"] == {"min.insync.replicas": 2}
+    kustomization = docs("k8s/strimzi/kustomization.yaml")[0]
+    assert kustomization["resources"] == ["topics.yaml"]
+
+
+def test_the_valkey_manifest_is_valid_and_keeps_its_aof_on_a_volume_without_eviction():
+    stateful, service = docs("k8s/valkey/valkey.yaml")
+    for doc in (stateful, service):
+        kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
+    args = stateful["spec"]["template"]["spec"]["containers"][0]["args"]
+    pairs = dict(zip(args[::2], args[1::2], strict=True))
+    assert pairs["--appendonly"] == "yes" and pairs["--maxmemory-policy"] == "noeviction"
+    mount = stateful["spec"]["template"]["spec"]["containers"][0]["volumeMounts"][0]
+    assert pairs["--dir"] == mount["mountPath"]
+    assert stateful["spec"]["volumeClaimTemplates"][0]["metadata"]["name"] == mount["name"]
+    # The services' default Redis URL names this Service.
+    assert service["metadata"]["name"] == "valkey"
+    assert "//valkey:6379" in (ROOT / "k8s/base/config.env").read_text()
+
+
+def test_services_default_to_durable_producers_and_replicated_topics(monkeypatch):
+    for name in ("KAFKA_ACKS", "KAFKA_IDEMPOTENCE", "TOPIC_REPLICATION"):
+        monkeypatch.delenv(f"PLANWIRE_{name}", raising=False)
+    settings = InfraSettings()
+    assert (settings.kafka_acks, settings.kafka_idempotence) == ("all", True)
+    assert (settings.topic_replication, settings.topic_min_insync_replicas) == (3, 2)
