@@ -22,7 +22,6 @@ import statistics
 import sys
 import time
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -170,21 +169,43 @@ async def broker_rtt_ms(bootstrap: str, fetch_max_wait_ms: int, rounds: int = 30
     return statistics.median(times) * 1000
 
 
-@dataclass
 class Progress:
-    """A one-line progress bar on stderr (only when it is a terminal)."""
+    """A progress bar on stderr while sessions play (rich; drawn only on a terminal)."""
 
-    total: int
-    label: str
-    done: int = 0
+    def __init__(self, total: int, label: str) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+        from rich.progress import (
+            Progress as Bar,
+        )
+
+        self.total, self.done = total, 0
+        self._bar = Bar(
+            TextColumn(label),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("turns"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            disable=not sys.stderr.isatty(),
+        )
+        self._task = self._bar.add_task(label, total=total)
+
+    def __enter__(self) -> Progress:
+        self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._bar.stop()
 
     def step(self) -> None:
         self.done += 1
-        if sys.stderr.isatty():
-            filled = int(30 * self.done / self.total)
-            bar = "#" * filled + "." * (30 - filled)
-            end = "\n" if self.done == self.total else ""
-            print(f"\r{self.label} [{bar}] {self.done}/{self.total}", end=end, file=sys.stderr)
+        self._bar.advance(self._task)
 
 
 async def play_sessions(gateway_url: str, sessions: int, turns: int) -> tuple[list[float], float]:
@@ -203,9 +224,10 @@ async def play_sessions(gateway_url: str, sessions: int, turns: int) -> tuple[li
             progress.step()
 
     try:
-        started = time.perf_counter()
-        await asyncio.gather(*(play(c) for c in clients))
-        wall = time.perf_counter() - started
+        with progress:
+            started = time.perf_counter()
+            await asyncio.gather(*(play(c) for c in clients))
+            wall = time.perf_counter() - started
     finally:
         for client in clients:
             await client.__aexit__(None, None, None)
@@ -258,20 +280,60 @@ async def measure_load(stack: EmbeddedStack, sessions: int, turns: int) -> dict[
     }
 
 
+async def handled_by_process(stack: EmbeddedStack, services: list[str]) -> dict[str, float]:
+    """Events each process of these services has handled so far, by process name (replicas
+    are `<name>`, `<name>-2`...): its own /metrics page's handler counts, summed."""
+    from planwire.topology import replica_of
+
+    found: dict[str, float] = {}
+    async with httpx.AsyncClient(timeout=5.0, follow_redirects=True) as http:
+        for name, url in stack.service_urls.items():
+            if not any(replica_of(name, service) for service in services):
+                continue
+            try:
+                page = (await http.get(f"{url}/metrics")).text
+            except httpx.HTTPError:
+                continue
+            found[name] = sum(count for _seconds, count in parse_handler_metrics(page).values())
+    return found
+
+
+# Every session is one open event stream of the one anonymous tenant: the gateway's public
+# per-tenant cap (20 streams) would refuse the 21st session's stream, and its replies would
+# never reach the bench. The bench measures the plumbing, not that limit (`planwire load` does).
+BENCH_GATEWAY_ENV = {
+    "PLANWIRE_MAX_STREAMS_PER_TENANT": "10000",
+    "PLANWIRE_MAX_STREAMS_TOTAL": "10000",
+}
+
+# Saturation search: sessions double until turns/s grows by less than this over the best.
+SATURATION_GAIN = 1.05
+SATURATION_MAX_SESSIONS = 256
+
+
 async def _bench(
-    stack: EmbeddedStack, sessions: list[int], turns: int, idle_s: float
+    stack: EmbeddedStack,
+    sessions: list[int],
+    turns: int,
+    idle_s: float,
+    *,
+    saturate: bool = False,
+    replicated: list[str] | None = None,
 ) -> dict[str, Any]:
     wait_ms = int(stack.env.get("PLANWIRE_FETCH_MAX_WAIT_MS", "500"))
     broker_rtt = await broker_rtt_ms(stack.bootstrap, wait_ms)
     redis_rtt = await redis_rtt_ms(stack.redis_url)
     await play_sessions(stack.gateway_url, 1, 2)  # warm-up: connections, first fetches
+    handled_before = await handled_by_process(stack, replicated or [])
     loads = [await measure_load(stack, count, turns) for count in sessions]
+    handled_after = await handled_by_process(stack, replicated or [])
+    saturation = await _saturate(stack, loads, turns) if saturate else None
     pids = stack.pids
     before = cpu_seconds(pids)
     await asyncio.sleep(idle_s)
     idle_cpu = (cpu_seconds(pids) - before) / idle_s * 100
     first = loads[0]
-    return {
+    figures = {
         "broker": stack.broker,
         "fetch_max_wait_ms": wait_ms,
         "broker_rtt_ms": round(broker_rtt, 2),
@@ -287,6 +349,34 @@ async def _bench(
         "processes": len(pids),
         "loads": loads,
     }
+    if replicated:
+        figures["handled_by_process"] = {
+            name: round(count - handled_before.get(name, 0.0), 1)
+            for name, count in sorted(handled_after.items())
+        }
+    if saturation is not None:
+        figures |= saturation
+    return figures
+
+
+async def _saturate(
+    stack: EmbeddedStack, loads: list[dict[str, Any]], turns: int
+) -> dict[str, Any]:
+    """Double the sessions past the largest measured count until turns/s stops growing
+    (less than SATURATION_GAIN over the best so far); the extra loads join `loads`."""
+    best = max(loads, key=lambda load: load["turns_per_s"])
+    count = max(load["sessions"] for load in loads)
+    while count < SATURATION_MAX_SESSIONS:
+        count *= 2
+        load = await measure_load(stack, count, turns)
+        loads.append(load)
+        if load["turns_per_s"] < best["turns_per_s"] * SATURATION_GAIN:
+            break
+        best = load
+    return {
+        "saturation_turns_per_s": best["turns_per_s"],
+        "saturation_sessions": best["sessions"],
+    }
 
 
 def run_bench(
@@ -298,19 +388,65 @@ def run_bench(
     json_path: Path | None = None,
     details: bool = True,
     log_dir: Path | None = None,
+    model_latency_ms: float = 0.0,
+    replicas: dict[str, int] | None = None,
+    saturate: bool = False,
 ) -> dict[str, Any]:
-    """Start the stack, measure, stop; prints the figures and returns them."""
-    from planwire.stack import EmbeddedStack
+    """Start the stack, measure, stop; prints the figures and returns them.
 
-    started = time.monotonic()
-    with EmbeddedStack(settings, log_dir=log_dir) as stack:
-        start_s = time.monotonic() - started
-        figures = asyncio.run(_bench(stack, sessions or [1, 20], turns, idle_s))
-    figures = {"start_s": round(start_s, 2), **figures}
+    `model_latency_ms`: every model call waits that long first (a simulated model, wrapped
+    around the heuristic). `replicas`: then the same measurement on a second stack running
+    that many processes of those services, and the throughput ratio between the two.
+    """
+    counts = sessions or [1, 20]
+    env = {"PLANWIRE_MODEL_LATENCY_MS": str(model_latency_ms)} if model_latency_ms else {}
+    figures = _measure_stack(settings, counts, turns, idle_s, env, {}, saturate, log_dir)
+    figures["model_latency_ms"] = model_latency_ms
+    if replicas:
+        scaled = _measure_stack(settings, counts, turns, idle_s, env, replicas, saturate, log_dir)
+        figures["replicated"] = {
+            "replicas": replicas,
+            **scaled,
+            "turns_per_s_ratio": round(
+                scaled["turns_per_s"] / max(figures["turns_per_s"], 1e-9), 2
+            ),
+        }
     print(report(figures, details=details))
     if json_path is not None:
         json_path.write_text(json.dumps(figures, indent=2) + "\n")
     return figures
+
+
+def _measure_stack(
+    settings: ModelSettings,
+    counts: list[int],
+    turns: int,
+    idle_s: float,
+    env: dict[str, str],
+    replicas: dict[str, int],
+    saturate: bool,
+    log_dir: Path | None,
+) -> dict[str, Any]:
+    """One embedded stack (with these replicas and this environment for every service)."""
+    from planwire.stack import EmbeddedStack
+    from planwire.topology import embedded_services
+
+    service_env = {spec.name: dict(env) for spec in embedded_services(settings)}
+    service_env["gateway"] |= BENCH_GATEWAY_ENV
+    where = (
+        log_dir / "-".join(f"{k}{v}" for k, v in replicas.items())
+        if (log_dir and replicas)
+        else log_dir
+    )
+    started = time.monotonic()
+    with EmbeddedStack(
+        settings, log_dir=where, service_env=service_env, replicas=replicas
+    ) as stack:
+        start_s = time.monotonic() - started
+        figures = asyncio.run(
+            _bench(stack, counts, turns, idle_s, saturate=saturate, replicated=list(replicas))
+        )
+    return {"start_s": round(start_s, 2), **figures}
 
 
 def report(figures: dict[str, Any], *, details: bool = True) -> str:
@@ -333,6 +469,26 @@ def report(figures: dict[str, Any], *, details: bool = True) -> str:
             f"{load['cpu_ms_per_turn']:>11}  {load['redis_commands_per_turn']:>15}  "
             f"{load['handler_ms_per_turn']:>15}"
         )
+    if "saturation_turns_per_s" in figures:
+        lines.append(
+            f"saturation: {figures['saturation_turns_per_s']} turns/s at "
+            f"{figures['saturation_sessions']} sessions (more sessions did not add 5%)"
+        )
+    scaled = figures.get("replicated")
+    if scaled:
+        names = ",".join(f"{k}={v}" for k, v in scaled["replicas"].items())
+        lines.append(
+            f"-- replicas {names}, simulated model latency {figures['model_latency_ms']} ms --"
+        )
+        for load_1, load_n in zip(figures["loads"], scaled["loads"], strict=False):
+            lines.append(
+                f"{load_1['sessions']:>8} sessions: turns/s {load_1['turns_per_s']} with one, "
+                f"{load_n['turns_per_s']} with replicas; p50 {load_1['turn_p50_ms']} -> "
+                f"{load_n['turn_p50_ms']} ms"
+            )
+        lines.append(f"turns_per_s_ratio: {scaled['turns_per_s_ratio']} (replicas / one)")
+        handled = ", ".join(f"{k} {v}" for k, v in scaled["handled_by_process"].items())
+        lines.append(f"events handled per process under load: {handled}")
     if details:
         for load in figures["loads"]:
             lines.append(f"-- where the time goes at {load['sessions']} session(s), per turn --")

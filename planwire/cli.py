@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from planwire.procs import StackError
-from planwire.topology import parse_services
+from planwire.topology import parse_replicas, parse_services
 
 if TYPE_CHECKING:
     from planwire.stack import EmbeddedStack
@@ -51,11 +51,16 @@ def up(
     services: str = typer.Option(
         "", hidden=True, envvar="PLANWIRE_STACK_SERVICES", help="name=module,... (tests)"
     ),
+    replicas: str = typer.Option(
+        "",
+        help="Processes per service, e.g. annotator=4,specialist=2 (topics they read get at "
+        "least that many partitions).",
+    ),
 ) -> None:
     """Start broker, Valkey and every service on loopback; Ctrl-C or SIGTERM stops them all."""
     from planwire.stack import EmbeddedStack  # late: keeps `planwire run` light
 
-    stack = EmbeddedStack(_model_settings(model))
+    stack = EmbeddedStack(_model_settings(model), replicas=_replicas(replicas))
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         stack.start(parse_services(services) if services else None)
@@ -71,6 +76,14 @@ def up(
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         stack.stop()
+
+
+def _replicas(text: str) -> dict[str, int]:
+    """`--replicas` as a dict, or a usage error naming what is wrong."""
+    try:
+        return parse_replicas(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--replicas") from None
 
 
 def _model_settings(model: Backend | None) -> ModelSettings:
@@ -154,6 +167,10 @@ def demo(
         raise typer.Exit(1)
 
 
+# Replicas pay off when a turn waits on the model: the issue's target is stated at 200 ms.
+DEFAULT_REPLICA_LATENCY_MS = 200.0
+
+
 @app.command()
 def bench(
     sessions: str = typer.Option(
@@ -168,6 +185,20 @@ def bench(
     broker: str | None = typer.Option(
         None, help="Embedded broker: noida or tansu (default: $PLANWIRE_EMBEDDED_BROKER)."
     ),
+    model_latency_ms: float = typer.Option(
+        0.0,
+        min=0,
+        help="Simulated model latency: every model call sleeps this long first (asynchronously, "
+        "around the heuristic), so I/O-bound scaling can be measured.",
+    ),
+    replicas: str = typer.Option(
+        "",
+        help="Also measure a second stack with these replicas (e.g. annotator=4) and print the "
+        "throughput ratio; without --model-latency-ms the model takes 200 ms a call.",
+    ),
+    saturate: bool = typer.Option(
+        False, help="Then double the sessions until turns/s stops growing (saturation)."
+    ),
 ) -> None:
     """Measure the embedded stack: turn latency and throughput at each session count, where
     the time goes (handler time, Redis commands and CPU per turn), idle CPU, memory, start."""
@@ -181,12 +212,18 @@ def bench(
         raise typer.BadParameter("--sessions needs at least one count of 1 or more")
     if broker:
         os.environ["PLANWIRE_EMBEDDED_BROKER"] = broker
+    scaled = _replicas(replicas)
+    if scaled and not model_latency_ms:
+        model_latency_ms = DEFAULT_REPLICA_LATENCY_MS
     run_bench(
         _model_settings(model),
         sessions=counts,
         turns=turns,
         idle_s=idle,
         json_path=json_out,
+        model_latency_ms=model_latency_ms,
+        replicas=scaled,
+        saturate=saturate,
     )
 
 
@@ -230,13 +267,36 @@ def eval_(
         help="Point the annotator at a scripted model: an oracle that proposes each case's "
         "answer with evidence, or a liar that proposes what the user never said.",
     ),
+    compare: str | None = typer.Option(
+        None,
+        help="Also play the cases under this context policy (naive) and print prompt tokens "
+        "per session and recall side by side; each policy runs on its own embedded stack.",
+    ),
 ) -> None:
     """Play scripted conversations and score the compiled plans (../shared/eval/FORMAT.md)."""
-    from planwire.evaluate import run_eval
+    from planwire.evaluate import run_compare, run_eval
+    from shared.policy import parse_policy
 
     if scripted and gateway:
         raise typer.BadParameter("--scripted starts its own stack; leave out --gateway")
     settings = _model_settings(model)
+    if compare is not None:
+        if gateway:
+            raise typer.BadParameter("--compare starts a stack per policy; leave out --gateway")
+        try:
+            parse_policy(compare)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--compare") from None
+        passed = run_compare(
+            paths,
+            settings,
+            against=compare,
+            report=report,
+            concurrency=concurrency,
+            timeout_s=timeout,
+            scripted=scripted.value if scripted else None,
+        )
+        raise typer.Exit(0 if passed else 1)
     passed = run_eval(
         paths,
         settings,

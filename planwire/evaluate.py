@@ -51,6 +51,7 @@ class CaseResult:
     turns: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    prompt_tokens_by_role: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     plan: list[str] = field(default_factory=list)
     error: str | None = None
@@ -113,6 +114,10 @@ async def run_case(case: Case, gateway_url: str, timeout_s: float) -> CaseResult
             usage.get("prompt_tokens", 0),
             usage.get("completion_tokens", 0),
         )
+        result.prompt_tokens_by_role = {
+            role: counts.get("prompt_tokens", 0)
+            for role, counts in sorted(usage.get("by_role", {}).items())
+        }
     except Exception as exc:
         result.error = f"{type(exc).__name__}: {exc}"
     result.seconds = round(time.monotonic() - started, 2)
@@ -214,38 +219,173 @@ def run_eval(
     `scripted` ("oracle" or "liar") points the stack's annotator at a scripted model
     (planwire/scripted.py) that answers from the cases themselves.
     """
-    from contextlib import ExitStack
-
-    from planwire.stack import EmbeddedStack
-
-    cases = load_cases(paths)
-    with ExitStack() as running:
-        service_env = {}
-        if scripted:
-            server = running.enter_context(scripted_server(scripted, paths))
-            service_env = {
-                "annotator": {
-                    "PLANWIRE_MODEL": "openai",
-                    "PLANWIRE_MODEL_BASE_URL": server.base_url,
-                }
-            }
-        url = (
-            gateway_url
-            or running.enter_context(EmbeddedStack(settings, service_env=service_env)).gateway_url
-        )
-        # A line per case as it finishes: with a local model a run takes many minutes.
-        printed = lambda result: print(case_line(result), flush=True)  # noqa: E731
-        results = asyncio.run(
-            evaluate(cases, url, timeout_s=timeout_s, concurrency=concurrency, on_result=printed)
-        )
-    name = f"scripted-{scripted}" if scripted else settings.model_name
-    summary = summarize(
-        results, cases, name if scripted or settings.model != "heuristic" else "heuristic"
+    # A line per case as it finishes: with a local model a run takes many minutes.
+    printed = lambda result: print(case_line(result), flush=True)  # noqa: E731
+    results, summary = play(
+        paths,
+        settings,
+        gateway_url=gateway_url,
+        concurrency=concurrency,
+        timeout_s=timeout_s,
+        scripted=scripted,
+        on_result=printed,
     )
     if report:
         report.write_text(report_json(results, summary))
     print(last_line(summary), flush=True)
     return bool(summary["passed"] == summary["cases"])
+
+
+def play(
+    paths: list[Path],
+    settings: ModelSettings,
+    *,
+    gateway_url: str | None,
+    concurrency: int,
+    timeout_s: float,
+    scripted: str | None = None,
+    env: dict[str, str] | None = None,
+    on_result: Callable[[CaseResult], None] = lambda _: None,
+) -> tuple[list[CaseResult], dict[str, Any]]:
+    """The cases' results and summary, on a fresh embedded stack unless a gateway is given;
+    `env` goes to every service of that stack."""
+    from contextlib import ExitStack
+
+    from planwire.stack import EmbeddedStack
+    from planwire.topology import embedded_services
+
+    cases = load_cases(paths)
+    with ExitStack() as running:
+        service_env = {spec.name: dict(env or {}) for spec in embedded_services(settings)}
+        if scripted:
+            server = running.enter_context(scripted_server(scripted, paths))
+            service_env["annotator"] |= {
+                "PLANWIRE_MODEL": "openai",
+                "PLANWIRE_MODEL_BASE_URL": server.base_url,
+            }
+        url = (
+            gateway_url
+            or running.enter_context(EmbeddedStack(settings, service_env=service_env)).gateway_url
+        )
+        results = asyncio.run(
+            evaluate(cases, url, timeout_s=timeout_s, concurrency=concurrency, on_result=on_result)
+        )
+    name = f"scripted-{scripted}" if scripted else settings.model_name
+    summary = summarize(
+        results, cases, name if scripted or settings.model != "heuristic" else "heuristic"
+    )
+    return results, summary
+
+
+# With the heuristic backend no model is called, so no tokens are reported; under a compare
+# it charges each call's prompt at the tokenizer-free estimate (shared/model/tokens.py).
+ESTIMATE_ENV = {"PLANWIRE_MODEL_ESTIMATE_TOKENS": "1"}
+
+
+def run_compare(
+    paths: list[Path],
+    settings: ModelSettings,
+    *,
+    against: str,
+    report: Path | None,
+    concurrency: int,
+    timeout_s: float,
+    scripted: str | None = None,
+) -> bool:
+    """Play the cases under the default context policy and under `against`, each on its own
+    embedded stack, and print prompt tokens per session and recall side by side.
+
+    True when every case passed under both policies.
+    """
+    from shared.policy import ENV, ContextPolicy, parse_policy
+
+    policies = [ContextPolicy.DEFAULT, parse_policy(against)]
+    runs: dict[str, tuple[list[CaseResult], dict[str, Any]]] = {}
+    for policy in policies:
+        printed = lambda r, p=policy: print(f"[{p}] {case_line(r)}", flush=True)  # noqa: E731
+        runs[policy] = play(
+            paths,
+            settings,
+            gateway_url=None,
+            concurrency=concurrency,
+            timeout_s=timeout_s,
+            scripted=scripted,
+            env={ENV: policy.value, **ESTIMATE_ENV},
+            on_result=printed,
+        )
+        print(f"[{policy}] {last_line(runs[policy][1])}", flush=True)
+    comparison = compare(runs, [p.value for p in policies])
+    print(compare_text(comparison), flush=True)
+    if report:
+        report.write_text(json.dumps(comparison, indent=2))
+    return all(s["passed"] == s["cases"] for _, s in runs.values())
+
+
+def compare(
+    runs: dict[str, tuple[list[CaseResult], dict[str, Any]]], policies: list[str]
+) -> dict[str, Any]:
+    """Prompt tokens per session and recall of each policy, per case and in all."""
+    base, other = policies
+    by_case: dict[str, dict[str, Any]] = {}
+    for policy in policies:
+        for result in runs[policy][0]:
+            row = by_case.setdefault(result.id, {"id": result.id})
+            row[f"{policy}_prompt_tokens"] = result.prompt_tokens
+            row[f"{policy}_passed"] = result.passed
+    for row in by_case.values():
+        row["ratio"] = _ratio(row[f"{base}_prompt_tokens"], row[f"{other}_prompt_tokens"])
+    summary: dict[str, Any] = {}
+    for policy in policies:
+        results, totals = runs[policy]
+        summary[policy] = {
+            "cases": totals["cases"],
+            "passed": totals["passed"],
+            "recall": totals["recall"],
+            "prompt_tokens": totals["prompt_tokens"],
+            "prompt_tokens_per_session": round(totals["prompt_tokens"] / max(len(results), 1), 1),
+            "prompt_tokens_by_role": _by_role(results),
+        }
+    summary["ratio"] = _ratio(summary[base]["prompt_tokens"], summary[other]["prompt_tokens"])
+    return {"policies": policies, "cases": list(by_case.values()), "summary": summary}
+
+
+def _by_role(results: list[CaseResult]) -> dict[str, int]:
+    """Prompt tokens of every case, by the role that spent them (step roles by kind)."""
+    totals: dict[str, int] = {}
+    for result in results:
+        for role, tokens in result.prompt_tokens_by_role.items():
+            kind = role.split(".", 1)[0]
+            totals[kind] = totals.get(kind, 0) + tokens
+    return dict(sorted(totals.items(), key=lambda kv: -kv[1]))
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    """part / whole to two places; None when the whole is 0 (nothing was counted)."""
+    return round(part / whole, 2) if whole else None
+
+
+def compare_text(comparison: dict[str, Any]) -> str:
+    """The side-by-side table and the closing `compare:` line."""
+    base, other = comparison["policies"]
+    lines = [
+        f"{'case':<24} {base + ' tokens':>16} {other + ' tokens':>16} {base + '/' + other:>16}"
+    ]
+    for row in comparison["cases"]:
+        lines.append(
+            f"{row['id']:<24} {row[f'{base}_prompt_tokens']:>16} "
+            f"{row[f'{other}_prompt_tokens']:>16} {row['ratio']!s:>16}"
+        )
+    s = comparison["summary"]
+    for policy in (base, other):
+        roles = ", ".join(f"{k} {v}" for k, v in s[policy]["prompt_tokens_by_role"].items())
+        lines.append(f"{policy} prompt tokens by role: {roles}")
+    lines.append(
+        f"compare: {base} recall {s[base]['recall']:.2f}, prompt_tokens/session "
+        f"{s[base]['prompt_tokens_per_session']}; {other} recall {s[other]['recall']:.2f}, "
+        f"prompt_tokens/session {s[other]['prompt_tokens_per_session']}; "
+        f"{base}/{other} {s['ratio']}"
+    )
+    return "\n".join(lines)
 
 
 def scripted_server(kind: str, paths: list[Path]) -> scripted.ScriptedServer:

@@ -23,6 +23,7 @@ from catalogue import Catalogue, detect, evidence, names, removal_cue
 from catalogue.lexicon import phrase_hits
 from catalogue.phrases import alias_hits
 from shared.model.quoting import CLOSE, OPEN
+from shared.model.tokens import estimate_messages, estimate_text
 
 # The bounds of the annotator's output schema (services/annotator/prompt.py).
 MAX_EVIDENCE = 48
@@ -178,7 +179,10 @@ class ScriptedServer:
         content = json.dumps(
             annotator_answer(self.script, str(user[-1]["content"]) if user else "")
         )
-        return completion(request, content)
+        # A script has no tokenizer: it charges the prompt and its answer at the estimate
+        # the heuristic backend uses (shared/model/tokens.py), so token counts compare.
+        messages = request.get("messages", [])
+        return completion(request, content, estimate_messages(messages), estimate_text(content))
 
 
 def completion(

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING
 
 from planwire import probes
 from planwire.procs import Child, StackError, free_ports, stop_children
-from planwire.topology import RUNNERS, ServiceSpec, embedded_services
+from planwire.topology import (
+    RUNNERS,
+    ServiceSpec,
+    embedded_services,
+    replica_of,
+    replicated,
+    scaled_topics,
+)
 from schemas.topics import all_topics
 from shared.bus import ensure_topics
 
@@ -189,6 +196,7 @@ class EmbeddedStack:
         *,
         log_dir: str | Path | None = None,
         service_env: dict[str, dict[str, str]] | None = None,
+        replicas: dict[str, int] | None = None,
     ) -> None:
         from shared.model.factory import ModelSettings  # late: pulls in the OpenAI client
 
@@ -201,6 +209,8 @@ class EmbeddedStack:
         self.env: dict[str, str] = {}
         # Per-service overrides, e.g. one service pointed at another model.
         self.service_env = service_env or {}
+        # Processes per service (`planwire up --replicas annotator=4`): `<name>`, `<name>-2`...
+        self.replicas = replicas or {}
         self.infra: list[Child] = []
         self.services: list[Child] = []
 
@@ -258,6 +268,7 @@ class EmbeddedStack:
         await self.astop()
 
     async def _start(self, specs: list[ServiceSpec]) -> None:
+        specs = replicated(specs, self.replicas)
         if len({s.name for s in specs}) != len(specs):
             raise StackError(f"service names must be unique: {[s.name for s in specs]}")
         kafka_port, redis_port, *ports = free_ports(2 + len(specs))
@@ -288,7 +299,8 @@ class EmbeddedStack:
         await probes.all_or_none(
             probes.broker_ready(broker, self.bootstrap), probes.valkey_ready(valkey, self.redis_url)
         )
-        await ensure_topics(self.bootstrap, [(t.name, t.partitions) for t in all_topics(RUNNERS)])
+        topics = scaled_topics(all_topics(RUNNERS), self.replicas)
+        await ensure_topics(self.bootstrap, [(t.name, t.partitions) for t in topics])
         self.env = self._common_env(await self._model_env(model))
         children = [
             self._start_service(spec, port) for spec, port in zip(specs, ports, strict=False)
@@ -329,12 +341,17 @@ class EmbeddedStack:
             **self.env,
             "PLANWIRE_HTTP_PORT": str(port),
             **spec.env,
+            **self.service_env.get(self._service_of(spec.name), {}),
             **self.service_env.get(spec.name, {}),
         }
         self.service_urls[spec.name] = f"http://{HOST}:{port}"
         return self._spawn(
             self.services, spec.name, [sys.executable, "-m", spec.module, *spec.args], env
         )
+
+    def _service_of(self, name: str) -> str:
+        """The service a process belongs to (`annotator-2` -> `annotator`)."""
+        return next((s for s in self.replicas if replica_of(name, s)), name)
 
     def _common_env(self, model_env: dict[str, str]) -> dict[str, str]:
         return {

@@ -26,6 +26,7 @@ from schemas.plan import (
     WorkflowCompleted,
     WorkflowFailed,
 )
+from schemas.topics import Topic, run_step_topic
 from schemas.turn import ContextTrimmed, NotesUpdated, ReplyGenerated, TurnReceived
 
 # Step runners whose `<runner>.run-step.v1` topics the stack creates up front (the
@@ -199,6 +200,65 @@ def embedded_services(settings: object = None) -> list[ServiceSpec]:
     """
     declared = [ServiceSpec(n.name, f"services.{n.name}.main", n.embedded_args) for n in SERVICES]
     return [*declared, LAG_EXPORTER]
+
+
+def parse_replicas(text: str) -> dict[str, int]:
+    """`annotator=4,specialist=2` -> {"annotator": 4, "specialist": 2}; a clear error for a
+    service the topology does not declare or a count below 1."""
+    known = [n.name for n in SERVICES]
+    found: dict[str, int] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, count = item.partition("=")
+        name = name.strip()
+        if name not in known:
+            raise ValueError(f"--replicas: no service {name!r}; choose from {', '.join(known)}")
+        try:
+            found[name] = int(count) if sep else 0
+        except ValueError:
+            found[name] = 0
+        if found[name] < 1:
+            raise ValueError(f"--replicas: {item!r} needs a whole count of 1 or more")
+    return found
+
+
+def consumed_topics(name: str) -> list[str]:
+    """The topics a service reads (a step runtime: every runner's command topic)."""
+    topics = []
+    for consumed in node(name).consumes:
+        event = consumed.event
+        if event.topic is not None:
+            topics.append(event.topic.name)
+        else:  # a command: one topic per runner
+            topics += [run_step_topic(r).name for r in RUNNERS]
+    return topics
+
+
+def scaled_topics(topics: list[Topic], replicas: dict[str, int]) -> list[Topic]:
+    """`topics` with at least as many partitions as replicas of any service reading them:
+    a consumer group gives each partition to one member, so a replica past the partition
+    count would sit idle."""
+    needed: dict[str, int] = {}
+    for name, count in replicas.items():
+        for topic in consumed_topics(name):
+            needed[topic] = max(needed.get(topic, 0), count)
+    return [Topic(t.name, max(t.partitions, needed.get(t.name, 0))) for t in topics]
+
+
+def replicated(specs: list[ServiceSpec], replicas: dict[str, int]) -> list[ServiceSpec]:
+    """Each service as many times as `replicas` asks: the first keeps its name, the others
+    are `<name>-2`, `<name>-3`... (same module, arguments and consumer groups)."""
+    out = []
+    for spec in specs:
+        out.append(spec)
+        for k in range(2, replicas.get(spec.name, 1) + 1):
+            out.append(ServiceSpec(f"{spec.name}-{k}", spec.module, spec.args, spec.env))
+    return out
+
+
+def replica_of(child_name: str, service: str) -> bool:
+    """True when a process name is `service` or one of its replicas (`service-2`...)."""
+    head, _, tail = child_name.rpartition("-")
+    return child_name == service or (head == service and tail.isdigit())
 
 
 # Not a node: it consumes no event, it reads every group's offsets (services/lag/main.py).

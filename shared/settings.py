@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -33,5 +35,8 @@ class InfraSettings(BaseSettings):
     http_port: int = 8000
     dedupe_ttl_s: int = 7 * 24 * 3600
     session_ttl_s: int = 30 * 24 * 3600
+    # How much context model calls are given (shared/policy.py reads it where prompts are
+    # built); declared here too so a misspelt value stops the service at start-up.
+    context_policy: Literal["default", "naive"] = "default"
     log_level: str = "INFO"
     log_format: str = "text"  # "json" in containers: one object a line (shared/logs.py)

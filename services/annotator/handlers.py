@@ -16,6 +16,7 @@ from services.annotator.store import NotesStore
 from shared.handling import HandlerDeps, handles
 from shared.metrics import record_overrides
 from shared.model import ModelPort
+from shared.policy import naive
 
 CAS_ATTEMPTS = 5
 
@@ -85,9 +86,13 @@ async def annotate(context: ContextTrimmed, deps: Deps) -> None:
 async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic.ModelView:
     """The model's proposal for this turn; an empty proposal when it is not available."""
     last_reply = next((m.text for m in reversed(context.messages) if m.role == "assistant"), "")
-    earlier = await recall.earlier_block(deps.redis, context, deps.catalogue)
+    if naive():  # the whole history as chat turns, every call (shared/policy.py)
+        earlier, history = "", prompt.history_turns(context.messages, context.turn_id)
+    else:
+        earlier, history = await recall.earlier_block(deps.redis, context, deps.catalogue), []
     messages = [
         {"role": "system", "content": prompt.system_prompt(deps.catalogue)},
+        *history,
         {
             "role": "user",
             "content": earlier + prompt.user_prompt(previous, last_reply, context.user_text),

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from catalogue import Catalogue
-from schemas.turn import Notes
+from schemas.turn import ChatMessage, Notes
 from shared.model.quoting import quoted_user_text
 
 INSTRUCTIONS = """You are a requirements annotator for an automation builder.
@@ -40,6 +40,19 @@ def user_prompt(previous: Notes, last_reply: str, user_text: str) -> str:
         f"Assistant said: {last_reply[:300]}\n"
         f"Latest user message {quoted_user_text(user_text)}"
     )
+
+
+def history_turns(messages: list[ChatMessage], turn_id: str | None) -> list[dict[str, str]]:
+    """The conversation before this turn as chat turns (the naive policy's full history).
+
+    The latest user message is left out: the per-turn prompt quotes it. The user's words
+    stay quoted (an injection guard, not context: the naive policy keeps it).
+    """
+    return [
+        {"role": m.role, "content": quoted_user_text(m.text) if m.role == "user" else m.text}
+        for m in messages
+        if not (m.role == "user" and turn_id and m.turn_id == turn_id)
+    ]
 
 
 MAX_TOKENS = 320

@@ -101,8 +101,10 @@ def assemble(
     artifacts: dict[str, Artifact],
     transcript: list[ChatMessage],
     recalled: tuple[Passage, ...] = (),
+    window: int | None = CONTEXT_MESSAGES,
 ) -> StepContext:
-    """The context of step `index` from the plan log, current artifacts and the transcript."""
+    """The context of step `index` from the plan log, current artifacts and the transcript
+    (its last `window` messages; None: all of it, as the naive policy has it)."""
     node = plan.nodes[index]
     labelled = tuple(
         LabelledArtifact(n.node_id, a.version, a.edited_by_user, label(n, i, a, node), a.content)
@@ -110,7 +112,7 @@ def assemble(
         if (a := artifacts.get(n.node_id))
     )
     instructions = tuple(plan.messages.get(node.node_id) or [node.instructions])
-    messages = tuple(transcript[-CONTEXT_MESSAGES:])
+    messages = tuple(transcript[-window:] if window else transcript)
     return StepContext(
         node, index, len(plan.nodes), instructions, plan.summary, labelled, messages, recalled
     )
@@ -172,6 +174,40 @@ def render(context: StepContext, role_text: str) -> list[dict[str, Any]]:
         {"role": "system", "content": STEP_SYSTEM},
         {"role": "user", "content": "\n\n".join(parts)},
     ]
+
+
+def render_chained(
+    context: StepContext, role_text: str, chain: list[dict[str, Any]], shown: set[str]
+) -> list[dict[str, Any]]:
+    """The naive policy's prompt (shared/policy.py): steps chained across boundaries.
+
+    `chain` is the latest earlier step's model exchange (its prompt and its reply; empty when
+    no earlier step called the model), and `shown` the nodes whose output it already holds.
+    This step continues it with one more user turn: the artifacts made since, unlabelled, and
+    the task. The step that starts the chain puts the whole conversation and the
+    requirements first.
+    """
+    later = [
+        json.dumps(a.content, sort_keys=True) for a in context.artifacts if a.node_id not in shown
+    ]
+    parts = []
+    if not chain:
+        # The user's words stay quoted: that guard is not context, so the naive policy keeps it.
+        lines = [
+            f"{m.role}: {quoted_user_text(m.text) if m.role == 'user' else m.text}"
+            for m in context.messages
+        ]
+        parts.append("Conversation:\n" + "\n".join(lines))
+        if context.summary:
+            parts.append(f"Requirements: {context.summary}")
+    if later:
+        parts.append("Outputs so far:\n" + "\n".join(later))
+    parts.append(
+        f"Step {context.index + 1} of {context.total}: {role_text} "
+        + " ".join(context.instructions)
+    )
+    opening = [] if chain else [{"role": "system", "content": STEP_SYSTEM}]
+    return [*opening, *chain, {"role": "user", "content": "\n\n".join(parts)}]
 
 
 def record(context: StepContext, prompt: list[dict[str, Any]], attempt: int) -> dict[str, Any]:

@@ -8,6 +8,8 @@ exchange is kept apart for audit.
 
 from __future__ import annotations
 
+import json
+
 from schemas.plan import RunStep
 from schemas.turn import ChatMessage
 from services.specialist import context
@@ -15,6 +17,7 @@ from services.specialist.context import CONTEXT_MESSAGES
 from services.specialist.kinds import PRODUCERS
 from services.specialist.prompt import ROLE_TEXTS
 from services.specialist.step import Deps, Step, StepFailed
+from shared.policy import naive
 from shared.recall import Passage, passages_of, recall
 
 # Recalled earlier turns may take this many prompt tokens (~7 ms each on the local model).
@@ -28,10 +31,17 @@ async def run_step(command: RunStep, deps: Deps) -> int:
         raise StepFailed("the plan this step belongs to is no longer logged")
     earlier = [n.node_id for n in plan.nodes[: command.node_index]]
     artifacts = await deps.store.artifacts(command.session_id, earlier)
-    transcript = await deps.store.transcript(command.session_id, CONTEXT_MESSAGES)
-    recalled = await recall_for(command, transcript, deps)
-    step_context = context.assemble(plan, command.node_index, artifacts, transcript, recalled)
-    prompt = context.render(step_context, role_text(command, deps))
+    if naive():  # the whole transcript, no recall, chained to the last step's exchange
+        transcript = await deps.store.transcript(command.session_id, None)
+        step_context = context.assemble(
+            plan, command.node_index, artifacts, transcript, window=None
+        )
+        prompt = await chained_prompt(command, step_context, earlier, deps)
+    else:
+        transcript = await deps.store.transcript(command.session_id, CONTEXT_MESSAGES)
+        recalled = await recall_for(command, transcript, deps)
+        step_context = context.assemble(plan, command.node_index, artifacts, transcript, recalled)
+        prompt = context.render(step_context, role_text(command, deps))
     await deps.store.record(
         command.session_id,
         "context",
@@ -49,6 +59,19 @@ async def run_step(command: RunStep, deps: Deps) -> int:
         plan_id=plan.plan_id,
         attempt=command.attempt,
     )
+
+
+async def chained_prompt(
+    command: RunStep, step_context: context.StepContext, earlier: list[str], deps: Deps
+) -> list[dict[str, object]]:
+    """The naive policy's prompt: the latest earlier exchange continued (context.render_chained)."""
+    found = await deps.store.last_exchange(command.session_id, earlier)
+    chain, shown = [], set[str]()
+    if found is not None:
+        position, exchange = found
+        reply = {"role": "assistant", "content": json.dumps(exchange.get("reply", {}))}
+        chain, shown = [*exchange.get("messages", []), reply], set(earlier[: position + 1])
+    return context.render_chained(step_context, role_text(command, deps), chain, shown)
 
 
 async def recall_for(

@@ -5,7 +5,8 @@ two records private to the runners:
   pw:{sid}:plan:executions         hash node_id -> times a runner started the step
   pw:{sid}:plan:context:<node_id>  JSON, the context the step's last attempt was built from
   pw:{sid}:plan:exchange:<node_id> list, the raw model exchanges of the step (audit only:
-                                   never fed to another step)
+                                   never fed to another step, except under the naive context
+                                   policy, which chains steps to measure what that costs)
 Read: the plan log (`state.plan`), whether the run closed a step (`state.run`), the last
 lines of the transcript (`state.transcript`) and the outline recall reads (`state.outline`).
 """
@@ -48,8 +49,8 @@ class StepStore(ArtifactWriter):
     # A new version of a node's artifact (attempt None for a user edit); returns its version.
     append_artifact = ArtifactWriter.append
 
-    async def transcript(self, session_id: str, last: int) -> list[ChatMessage]:
-        """The last `last` lines of the conversation, oldest first."""
+    async def transcript(self, session_id: str, last: int | None) -> list[ChatMessage]:
+        """The last `last` lines of the conversation (None: all of them), oldest first."""
         return await transcript.read(self.redis, session_id, last)
 
     async def outline(self, session_id: str) -> tuple[Outline, dict[int, IndexedTurn]]:
@@ -67,7 +68,7 @@ class StepStore(ArtifactWriter):
 
     async def record(self, session_id: str, what: str, node_id: str, data: dict[str, Any]) -> None:
         """Keep the step's context ("context", replaced) or a model exchange ("exchange", appended)."""
-        key = session_key(session_id, "plan", what, node_id)
+        key = _record_key(session_id, what, node_id)
         async with self.redis.pipeline(transaction=True) as pipe:
             if what == "context":
                 pipe.set(key, json.dumps(data))
@@ -76,6 +77,26 @@ class StepStore(ArtifactWriter):
             pipe.expire(key, self.ttl_s)
             await pipe.execute()
 
+    async def last_exchange(
+        self, session_id: str, node_ids: list[str]
+    ) -> tuple[int, dict[str, Any]] | None:
+        """The latest model exchange among these nodes, the last node first that has one: its
+        position in `node_ids` and the exchange. Read only under the naive context policy,
+        which chains steps (shared/policy.py); the default never feeds one step another's."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for node_id in node_ids:
+                pipe.lindex(_record_key(session_id, "exchange", node_id), -1)
+            found = await pipe.execute()
+        for position in reversed(range(len(node_ids))):
+            if found[position]:
+                return position, json.loads(found[position])
+        return None
+
     async def save_workflow(self, session_id: str, document: dict[str, Any]) -> None:
         """Persist the document and point the session at it; then the global lookup."""
         await self._workflow.save(session_id, document)
+
+
+def _record_key(session_id: str, what: str, node_id: str) -> str:
+    """Where a step's record is kept: `pw:{sid}:plan:context:<node>` or `...:exchange:<node>`."""
+    return session_key(session_id, "plan", what, node_id)

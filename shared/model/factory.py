@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.model.openai_model import OpenAIModel
-from shared.model.port import HeuristicModel, ModelPort
+from shared.model.port import HeuristicModel, ModelPort, SimulatedLatencyModel
 
 if TYPE_CHECKING:
     from shared.model.local import LocalModelServer
@@ -46,6 +46,11 @@ class ModelSettings(BaseSettings):
     model_name: str = "smollm2-135m"
     model_api_key: SecretStr = SecretStr("not-needed")
     model_timeout_s: float = 30.0
+    # Measurement aids (planwire bench, planwire eval --compare): the heuristic backend
+    # charges each call's prompt at the tokenizer-free estimate (shared/model/tokens.py),
+    # and every call may wait a simulated model latency first.
+    model_estimate_tokens: bool = False
+    model_latency_ms: float = Field(default=0.0, ge=0)
 
     @property
     def model_backend(self) -> str:
@@ -72,10 +77,21 @@ def build_model(settings: ModelChoice) -> ModelPort:
     `settings` needs model_backend, model_base_url, model_name, model_api_key (str or
     SecretStr) and model_timeout_s. A "local" backend without a base URL starts SmolLM2 in
     this process (about a second) and stops it on `aclose()`.
+    `model_estimate_tokens` and `model_latency_ms`, when the settings have them (ModelSettings
+    does), make the heuristic backend charge estimated tokens and any backend wait first.
     """
+    model = _backend(settings)
+    latency_ms = float(getattr(settings, "model_latency_ms", 0.0) or 0.0)
+    return SimulatedLatencyModel(model, latency_ms / 1000) if latency_ms > 0 else model
+
+
+def _backend(settings: ModelChoice) -> ModelPort:
+    """The backend itself (see `build_model`)."""
     backend = settings.model_backend
     if backend == "heuristic":
-        return HeuristicModel()
+        return HeuristicModel(
+            estimate_tokens=bool(getattr(settings, "model_estimate_tokens", False))
+        )
     key = settings.model_api_key
     common: dict[str, Any] = {
         "model": settings.model_name,

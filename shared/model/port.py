@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from shared.model.metrics import record_call
+from shared.model.tokens import estimate_messages, estimate_reply
 
 OUTCOMES = ("ok", "repaired", "fallback", "heuristic")
 
@@ -55,11 +57,17 @@ class HeuristicModel:
     """The offline default: never calls a model, always answers with `fallback()`.
 
     The rules themselves live in each service's fallback; this backend only routes to them
-    and records the call, so dashboards look the same with or without a model.
+    and records the call, so dashboards look the same with or without a model. It reports no
+    tokens, unless `estimate_tokens`: then the prompt it was handed and the answer it gave are
+    charged at the tokenizer-free estimate (shared/model/tokens.py), to compare prompt sizes.
     """
 
     name = "heuristic"
     model = "heuristic"
+    estimate_tokens = False  # a class default too: subclasses may skip __init__
+
+    def __init__(self, *, estimate_tokens: bool = False) -> None:
+        self.estimate_tokens = estimate_tokens
 
     async def structured(
         self,
@@ -74,9 +82,58 @@ class HeuristicModel:
         """Return the caller's heuristic answer with outcome "heuristic"."""
         started = time.perf_counter()
         data = fallback()
+        prompt, completion = (
+            (estimate_messages(messages), estimate_reply(data)) if self.estimate_tokens else (0, 0)
+        )
         latency = time.perf_counter() - started
-        record_call(role, "heuristic", latency, 0, 0)
-        return ModelResult(data, "heuristic", 0, 0, latency)
+        record_call(role, "heuristic", latency, prompt, completion)
+        return ModelResult(data, "heuristic", prompt, completion, latency)
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+class SimulatedLatencyModel:
+    """Another port's answers, each after an asynchronous sleep: a model that takes time.
+
+    For `planwire bench --model-latency-ms`: wrapped around the heuristic backend it makes
+    each call I/O-bound the way a remote model is (the handler waits, the process stays free
+    for other messages), so scaling by replicas can be measured without a language model.
+    The answers are the inner port's, unchanged; the sleep is added to the reported latency.
+    """
+
+    def __init__(self, inner: ModelPort, latency_s: float) -> None:
+        if latency_s < 0:
+            raise ValueError(f"a simulated latency cannot be negative: {latency_s}")
+        self.inner, self.latency_s = inner, latency_s
+        self.name = inner.name
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self.inner, attribute)  # e.g. `.model`
+
+    async def structured(
+        self,
+        role: str,
+        messages: list[dict[str, Any]],
+        schema: dict[str, Any],
+        *,
+        fallback: Callable[[], dict[str, Any]],
+        max_tokens: int = 256,
+        validate: Callable[[dict[str, Any]], None] | None = None,
+    ) -> ModelResult:
+        """Sleep, then the inner port's answer (with the sleep in its latency)."""
+        await asyncio.sleep(self.latency_s)
+        result = await self.inner.structured(
+            role, messages, schema, fallback=fallback, max_tokens=max_tokens, validate=validate
+        )
+        return ModelResult(
+            result.data,
+            result.outcome,
+            result.prompt_tokens,
+            result.completion_tokens,
+            result.latency_s + self.latency_s,
+        )
+
+    async def aclose(self) -> None:
+        """Close the inner port."""
+        await self.inner.aclose()

@@ -58,3 +58,39 @@ async def test_a_turn_outside_gathering_is_not_annotated(annotator):
     session_id = f"ann-{uuid.uuid4().hex[:10]}"
     await deliver(annotator, turn(session_id, "Yes, build it.", "confirming"))
     assert [n for n in sent(service, NotesUpdated) if n.session_id == session_id] == []
+
+
+async def test_the_naive_policy_charges_the_whole_history_to_the_session(redis_url, monkeypatch):
+    """With estimated tokens, the same turn costs more prompt under naive (history as turns)."""
+    from shared.model.usage import read_usage
+
+    redis = Redis.from_url(redis_url, decode_responses=True)
+    deps = handlers.Deps(
+        redis=redis,
+        store=NotesStore(redis, TTL),
+        model=UsageRecordingModel(HeuristicModel(estimate_tokens=True), redis),
+        catalogue=CATALOGUE,
+        published=service.publisher_of(NotesUpdated),
+        threshold=0.8,
+        dedupe_ttl_s=TTL,
+    )
+    history = [
+        ChatMessage(role="user", text="I want to automate invoices. " * 10, turn_id="t0"),
+        ChatMessage(role="assistant", text="Where do they come from?", turn_id="t0"),
+        ChatMessage(role="user", text="From Gmail.", turn_id="t1"),
+    ]
+    spent = {}
+    try:
+        async with serving(service, deps) as broker:
+            for policy in ("default", "naive"):
+                monkeypatch.setenv("PLANWIRE_CONTEXT_POLICY", policy)
+                session_id = f"ann-{policy}-{uuid.uuid4().hex[:8]}"
+                event = turn(session_id, "From Gmail.", "gathering").model_copy(
+                    update={"messages": history}
+                )
+                await deliver(broker, event)
+                spent[policy] = (await read_usage(redis, session_id))["by_role"]["annotator"]
+    finally:
+        await redis.aclose()
+    # The earlier user message (~75 tokens) and the reply go in as turns under naive only.
+    assert spent["naive"]["prompt_tokens"] - spent["default"]["prompt_tokens"] >= 75

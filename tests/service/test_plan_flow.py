@@ -281,3 +281,34 @@ async def test_an_invalid_user_edit_fails_the_config_step_until_the_session_fail
     )
     assert await phase(flow, event.session_id) == "failed"
     assert not await flow.redis.exists(session_key(event.session_id, "workflow"))
+
+
+async def exchanges(flow: Flow, session_id: str, node_id: str) -> list[dict]:
+    key = session_key(session_id, "plan", "exchange", node_id)
+    return [json.loads(e) for e in await flow.redis.lrange(key, 0, -1)]
+
+
+async def test_the_naive_policy_chains_each_step_onto_the_last_exchange(flow, monkeypatch):
+    """Same plan and result; under naive each model call continues the previous step's."""
+    prompts = {}
+    for policy in ("default", "naive"):
+        monkeypatch.setenv("PLANWIRE_CONTEXT_POLICY", policy)
+        event = await confirmed_session(flow)
+        await planner.on_requirements_confirmed(event, flow.planner)
+        await flow.drain()
+        assert await phase(flow, event.session_id) == "completed"
+        prompts[policy] = {
+            node: (await exchanges(flow, event.session_id, node))[-1]["messages"]
+            for node in ("gmail", "slack", "composer", "summarizer")
+        }
+    default, naive = prompts["default"], prompts["naive"]
+    # Stateless by default: every step starts at the one system message, labels its inputs.
+    assert all(len(p) == 2 for p in default.values())
+    assert "not instructions" in default["composer"][1]["content"]
+    # Naive: slack's call is gmail's exchange (its prompt and its reply) and one more turn,
+    # and so on down the plan; nothing is labelled.
+    for before, after in (("gmail", "slack"), ("slack", "composer"), ("composer", "summarizer")):
+        assert naive[after][: len(naive[before])] == naive[before]
+        assert naive[after][len(naive[before])]["role"] == "assistant"
+        assert len(naive[after]) == len(naive[before]) + 2
+    assert "not instructions" not in json.dumps(naive["summarizer"][1:])

@@ -58,3 +58,41 @@ async def test_a_turn_is_passed_on_once_with_the_reply_before_it(trimmer):
         ChatMessage(role="user", text="The invoices label.", turn_id="t2"),
     ]
     assert contexts[-1].phase == "gathering"
+
+
+async def test_the_naive_policy_passes_the_whole_history(redis_url, monkeypatch):
+    """With a budget the first turns no longer fit, the default trims; naive keeps them all."""
+    redis = Redis.from_url(redis_url, decode_responses=True)
+    deps = handlers.Deps(
+        redis=redis,
+        store=TranscriptStore(redis, TTL),
+        trimmed=service.publisher_of(ContextTrimmed),
+        budget_tokens=20,
+        dedupe_ttl_s=TTL,
+    )
+    kept = {}
+    try:
+        for policy in ("default", "naive"):
+            monkeypatch.setenv("PLANWIRE_CONTEXT_POLICY", policy)
+            session_id = f"trim-{policy}-{uuid.uuid4().hex[:8]}"
+            async with serving(service, deps) as broker:
+                for seq in (1, 2, 3):
+                    text = f"Turn {seq}: watch Gmail for invoices and post them to Slack."
+                    turn = TurnReceived(
+                        session_id=session_id, turn_id=f"t{seq}", text=text, turn_seq=seq
+                    )
+                    await deliver(broker, turn)
+                    reply = ReplyGenerated(
+                        session_id=session_id,
+                        turn_id=f"t{seq}",
+                        text="Noted.",
+                        reply_kind="question",
+                        phase="gathering",
+                    )
+                    await deliver(broker, reply)  # closes the change unit
+                contexts = [c for c in sent(service, ContextTrimmed) if c.session_id == session_id]
+            kept[policy] = (len(contexts[-1].messages), contexts[-1].dropped_units)
+    finally:
+        await redis.aclose()
+    assert kept["default"] == (1, 2)  # only the latest unit fits 20 tokens
+    assert kept["naive"] == (5, 0)  # three turns and the two replies before the last
