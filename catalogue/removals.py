@@ -287,7 +287,7 @@ def _after(text: str, phrase: re.Match[str], hits: list[Hit], starts: dict[int, 
             # "no need to text him those": which things, not whether the step exists.
             break
         noun = DESCRIBES_NOUN.match(text, pos) if index is not None else None
-        if noun and STILL_GONE.match(text, noun.end()):
+        if noun and index is not None and STILL_GONE.match(text, noun.end()):
             # "not doing WhatsApp orders anymore": the kind of thing stopped with the item.
             taken.append(index)
             break

@@ -39,7 +39,8 @@ class RetryingSession(SessionClient):
 
     def __init__(self, base_url: str, key_prefix: str, timeout_s: float) -> None:
         super().__init__(base_url, timeout_s=timeout_s)
-        self.key_prefix, self.posts, self.sent = key_prefix, 0, []
+        self.key_prefix, self.posts = key_prefix, 0
+        self.sent: list[str] = []
 
     async def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """Send until the gateway answers with anything but a 5xx (or the timeout passes)."""
@@ -119,7 +120,8 @@ async def finish(run: SessionRun, session: RetryingSession, redis: Redis) -> Ses
     for node in logged.nodes if logged else []:
         stored = await artifacts.versions(redis, session.session_id, node.node_id)
         written = [v for v in stored if not v.get("edited_by_user")]
-        run.step_effects[node.node_id] = sum(v.get("plan_id") == logged.plan_id for v in written)
+        plan_id = logged.plan_id if logged else None
+        run.step_effects[node.node_id] = sum(v.get("plan_id") == plan_id for v in written)
     return run
 
 

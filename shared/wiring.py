@@ -76,6 +76,14 @@ class Sources(Generic[Context]):
     redis: Callable[[Context], Any]  # the Redis a `RedisStore` field is built on
 
 
+@dataclass(frozen=True)
+class Built:
+    """An override made once the service's connections are open: `make(opened)`, for a value
+    that needs both them and something the kit cannot know (a store with an extra setting)."""
+
+    make: Fill
+
+
 def fields_of(deps: type) -> list[Field]:
     """The fields of a dataclass or pydantic model, with their resolved types."""
     try:
@@ -141,6 +149,8 @@ def _fill(
 ) -> Fill | None:
     if field.name in overrides:
         value = overrides[field.name]
+        if isinstance(value, Built):
+            return value.make
         return lambda _context: value
     named = [m.name for m in field.markers if isinstance(m, Setting)]
     if named:

@@ -57,6 +57,12 @@ async def turns(redis: Redis, session_id: str) -> dict[int, IndexedTurn]:
     return decode_turns(await redis.hgetall(_keys(session_id)[1]))
 
 
+async def turn(redis: Redis, session_id: str, seq: int) -> IndexedTurn | None:
+    """One kept turn by its number, if the indexer has it."""
+    raw = text_or_none(await redis.hget(_keys(session_id)[1], str(seq)))
+    return IndexedTurn.model_validate_json(raw) if raw else None
+
+
 async def read(redis: Redis, session_id: str) -> tuple[Outline, dict[int, IndexedTurn]]:
     """The tree and the turns it was built from, read together: where recall looks."""
     tree_key, turns_key = _keys(session_id)

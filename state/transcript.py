@@ -7,6 +7,12 @@
 
 Replies arrive on their own topic, so one can be consumed after the next user message;
 ordering by (turn position, user before assistant) keeps change units right regardless.
+
+Bounded: a writer given `keep_turns` keeps only the newest `keep_turns` turns (each user
+message with its replies). Appending a user message drops the older entries from all three
+keys in the same script, so every read costs the window, never the whole session. A dropped
+turn stays retrievable: the indexer keeps each turn's words in `state.outline`, and recall
+(`shared.recall`) brings back the ones a prompt needs. Every append refreshes the TTLs.
 """
 
 from __future__ import annotations
@@ -19,11 +25,25 @@ from shared.redis import RedisStore, session_key, text_list, text_or_none
 WRITERS = {"TranscriptWriter": {"trimmer"}}
 
 # KEYS: transcript zset, seen-ids set, turn->position hash. ARGV: message id, message JSON,
-# score, ttl, turn id (user messages record their turn's position). Returns 0 for a repeat.
+# score, ttl, turn id (user messages record their turn's position), turns kept (0: all).
+# Entries of turns older than the newest ARGV[6] leave all three keys (a redelivered old
+# message is dropped again at once). Returns 0 for a repeat.
 _ADD_ONCE = """
 if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1] .. '|' .. ARGV[2])
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[3]) end
+local keep = tonumber(ARGV[6])
+if keep > 0 then
+  local top = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  local cutoff = 2 * (math.floor(tonumber(top[2]) / 2) - keep + 1)
+  local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. cutoff)
+  for _, entry in ipairs(old) do
+    local id = string.match(entry, '^([^|]*)')
+    redis.call('SREM', KEYS[2], id)
+    if string.sub(id, 1, 5) == 'user:' then redis.call('HDEL', KEYS[3], string.sub(id, 6)) end
+  end
+  if #old > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. cutoff) end
+end
 for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
 return 1
 """
@@ -73,7 +93,14 @@ async def read_first(redis: Redis, session_id: str) -> ChatMessage | None:
 
 
 class TranscriptWriter(RedisStore):
-    """Appends to one session's transcript, once per message id."""
+    """Appends to one session's transcript, once per message id, keeping the newest
+    `keep_turns` turns (None: all of them)."""
+
+    def __init__(self, redis: Redis, ttl_s: int, keep_turns: int | None = None) -> None:
+        if keep_turns is not None and keep_turns < 1:
+            raise ValueError("keep_turns must be at least 1")
+        super().__init__(redis, ttl_s)
+        self.keep_turns = keep_turns
 
     async def add_user(self, session_id: str, turn_seq: int, message: ChatMessage) -> bool:
         """Record the user's message of turn `turn_seq` once; False for a redelivery."""
@@ -88,7 +115,7 @@ class TranscriptWriter(RedisStore):
         read the transcript and the value at `phase_key`: one round trip."""
         args = (f"user:{message.turn_id}", message.model_dump_json(), 2 * turn_seq, self.ttl_s)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.eval(_ADD_ONCE, 3, *_keys(session_id), *args, message.turn_id)
+            pipe.eval(_ADD_ONCE, 3, *_keys(session_id), *args, message.turn_id, self._keep)
             pipe.zrange(_keys(session_id)[0], 0, -1)
             pipe.get(phase_key)
             _, raw, phase = await pipe.execute()
@@ -102,5 +129,9 @@ class TranscriptWriter(RedisStore):
     async def _add(
         self, session_id: str, message_id: str, message: ChatMessage, score: int, turn_id: str
     ) -> bool:
-        args = (message_id, message.model_dump_json(), score, self.ttl_s, turn_id)
+        args = (message_id, message.model_dump_json(), score, self.ttl_s, turn_id, self._keep)
         return bool(await self.redis.eval(_ADD_ONCE, 3, *_keys(session_id), *args))
+
+    @property
+    def _keep(self) -> int:
+        return self.keep_turns or 0

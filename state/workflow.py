@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from opentelemetry import trace
 from redis.asyncio import Redis
 
 from shared.redis import RedisStore, session_key, text_or_none
 
 WRITERS = {"WorkflowWriter": {"specialist"}}
+_tracer = trace.get_tracer("planwire.state")
 
 # The document and the session's pointer to it change together.
 _SAVE = """
@@ -54,6 +56,10 @@ class WorkflowWriter(RedisStore):
     async def save(self, session_id: str, document: dict[str, Any]) -> None:
         """Persist the document and point the session at it; then the global lookup."""
         workflow_id = document["workflow_id"]
-        args = (workflow_id, json.dumps(document), self.ttl_s)
-        await self.redis.eval(_SAVE, 2, *_keys(session_id), *args)
-        await self.redis.set(index_key(workflow_id), session_id, ex=self.ttl_s)
+        # A span of its own: the end of the trace a confirming request starts.
+        with _tracer.start_as_current_span(
+            "save workflow", attributes={"planwire.workflow_id": workflow_id}
+        ):
+            args = (workflow_id, json.dumps(document), self.ttl_s)
+            await self.redis.eval(_SAVE, 2, *_keys(session_id), *args)
+            await self.redis.set(index_key(workflow_id), session_id, ex=self.ttl_s)

@@ -139,7 +139,11 @@ class SessionStore(RedisStore):
             session_id = text(raw_id)
             if await session.tenant(self.redis, session_id) != tenant:  # expired since listed
                 continue
-            first = await transcript.read_first(self.redis, session_id)
+            # The first turn's words: the outline keeps them after the bounded transcript
+            # has dropped the turn; before the indexer has run, the transcript has them.
+            first = await outline.turn(self.redis, session_id, 1) or await transcript.read_first(
+                self.redis, session_id
+            )
             listed.append(
                 {
                     "session_id": session_id,

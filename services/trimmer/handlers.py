@@ -29,8 +29,10 @@ async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
     """Append the user's message, trim the history to whole change units, pass it on."""
     message = ChatMessage(role="user", text=event.text, turn_id=event.turn_id or "")
     history, phase = await deps.store.add_user_and_read(event.session_id, event.turn_seq, message)
-    # The naive context policy (shared/policy.py) passes the whole history on every turn.
+    # The naive context policy (shared/policy.py) passes the whole stored window on every turn.
     kept, dropped = (history, 0) if naive() else logic.trim(history, deps.budget_tokens)
+    # Units the bounded transcript no longer holds were dropped too: readers recall them.
+    dropped += logic.outside_window(event.turn_seq, deps.store.keep_turns)
     out = ContextTrimmed.caused_by(
         event, user_text=event.text, messages=kept, dropped_units=dropped, phase=phase
     )

@@ -58,3 +58,9 @@ def trim(
         used += cost
     kept.reverse()
     return [m for unit in kept for m in unit], len(units) - len(kept)
+
+
+def outside_window(turn_seq: int, keep_turns: int | None) -> int:
+    """Turns before the stored window when turn `turn_seq` arrives (each one change unit):
+    the transcript keeps the newest `keep_turns` turns (None: all)."""
+    return max(0, turn_seq - keep_turns) if keep_turns else 0

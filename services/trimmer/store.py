@@ -11,7 +11,7 @@ class TranscriptStore(TranscriptWriter):
     """Appends to and reads one session's transcript; reads its phase."""
 
     async def read(self, session_id: str) -> list[ChatMessage]:
-        """The whole transcript, in conversation order."""
+        """The stored window of the transcript, in conversation order."""
         return await transcript.read(self.redis, session_id)
 
     async def add_user_and_read(

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemas.turn import ChatMessage
+from services.trimmer import logic
 from services.trimmer.logic import estimate_tokens, group_units, trim
 
 
@@ -74,3 +75,9 @@ def test_fits_the_budget_unless_one_unit_alone_exceeds_it(history, budget):
     kept, _ = trim(history, budget)
     cost = sum(estimate_tokens(m.text) for m in kept)
     assert cost <= budget or len(group_units(kept)) == 1
+
+
+def test_turns_before_the_stored_window_count_as_dropped_units():
+    assert logic.outside_window(3, None) == 0
+    assert logic.outside_window(40, 40) == 0
+    assert logic.outside_window(300, 40) == 260
