@@ -22,7 +22,7 @@ from typing import Any
 
 from shared.model.metrics import ATTEMPT_FAILURES, REPAIRS, RETRIES, record_call
 from shared.model.output import InvalidOutput, parse_reply
-from shared.model.port import ModelPort, ModelResult
+from shared.model.port import Call, ModelPort, ModelResult, PortWrapper
 
 FAULTS = ("timeout", "error", "invalid_json", "schema", "invented")
 MADE_UP = "quantum_fax"  # a name no catalogue has
@@ -92,7 +92,7 @@ def spoil(fault: str, data: dict[str, Any], schema: dict[str, Any], rng: random.
     return json.dumps(invent(data, schema, rng))
 
 
-class ChaosModel:
+class ChaosModel(PortWrapper):
     """A ModelPort that spoils a seeded share of `inner`'s answers (see the module docstring)."""
 
     name = "chaos"
@@ -100,32 +100,26 @@ class ChaosModel:
     def __init__(
         self, inner: ModelPort, *, rate: float = 0.3, seed: int = 0, delay_s: float = 1.0
     ) -> None:
-        self.inner, self.rate, self.seed, self.delay_s = inner, rate, seed, delay_s
+        super().__init__(inner)
+        self.name = "chaos"
+        self.rate, self.seed, self.delay_s = rate, seed, delay_s
         self.model = f"chaos({getattr(inner, 'model', inner.name)})"
         self.max_attempts = 2
 
-    async def structured(
-        self,
-        role: str,
-        messages: list[dict[str, Any]],
-        schema: dict[str, Any],
-        *,
-        fallback: Callable[[], dict[str, Any]],
-        max_tokens: int = 256,
-        validate: Callable[[dict[str, Any]], None] | None = None,
-    ) -> ModelResult:
+    async def answer(self, call: Call) -> ModelResult:
         """The inner answer unless the draws spoil both attempts; then the fallback."""
         started = time.perf_counter()
-        good = await self.inner.structured(
-            role, messages, schema, fallback=fallback, max_tokens=max_tokens, validate=validate
+        role = call.role
+        good = await call.to(self.inner)
+        data, repaired = await self._attempts(
+            role, call.messages, call.schema, good.data, call.validate
         )
-        data, repaired = await self._attempts(role, messages, schema, good.data, validate)
         outcome = "fallback" if data is None else ("repaired" if repaired else good.outcome)
         if repaired:
             REPAIRS.labels(role, "success" if data is not None else "failure").inc()
         latency = time.perf_counter() - started
         record_call(role, outcome, latency, good.prompt_tokens, good.completion_tokens)
-        result = data if data is not None else fallback()
+        result = data if data is not None else call.fallback()
         return ModelResult(result, outcome, good.prompt_tokens, good.completion_tokens, latency)
 
     async def _attempts(
@@ -156,7 +150,3 @@ class ChaosModel:
                 ATTEMPT_FAILURES.labels(role, exc.reason).inc()
                 repaired = True
         return None, repaired
-
-    async def aclose(self) -> None:
-        """Close the inner port."""
-        await self.inner.aclose()

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
 
 from shared.model.metrics import COOLDOWNS, record_call
-from shared.model.port import ModelPort, ModelResult
+from shared.model.port import Call, ModelPort, ModelResult, PortWrapper
 
 FAILED = ("fallback",)
 
 
-class CoolDownModel:
+class CoolDownModel(PortWrapper):
     """A ModelPort that stops calling a failing model per role for `cooldown_s` seconds."""
 
     def __init__(
@@ -28,44 +27,25 @@ class CoolDownModel:
         threshold: int = 2,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.inner, self.cooldown_s, self.threshold, self.clock = (
-            inner,
-            cooldown_s,
-            threshold,
-            clock,
-        )
-        self.name = inner.name
+        super().__init__(inner)
+        self.cooldown_s, self.threshold, self.clock = cooldown_s, threshold, clock
         self.failures: dict[str, int] = {}
         self.cool_until: dict[str, float] = {}
-
-    def __getattr__(self, attribute: str) -> Any:
-        return getattr(self.inner, attribute)  # e.g. `.model`, `.server`
 
     def cooling(self, role: str) -> bool:
         """Whether `role` is in its cool-down now."""
         return self.clock() < self.cool_until.get(role, 0.0)
 
-    async def structured(
-        self,
-        role: str,
-        messages: list[dict[str, Any]],
-        schema: dict[str, Any],
-        *,
-        fallback: Callable[[], dict[str, Any]],
-        max_tokens: int = 256,
-        validate: Callable[[dict[str, Any]], None] | None = None,
-    ) -> ModelResult:
+    async def answer(self, call: Call) -> ModelResult:
         """The inner answer, or the fallback at once while the role cools down."""
-        if self.cooling(role):
+        if self.cooling(call.role):
             started = time.perf_counter()
-            data = fallback()
+            data = call.fallback()
             latency = time.perf_counter() - started
-            record_call(role, "heuristic", latency, 0, 0)
+            record_call(call.role, "heuristic", latency, 0, 0)
             return ModelResult(data, "heuristic", 0, 0, latency)
-        result = await self.inner.structured(
-            role, messages, schema, fallback=fallback, max_tokens=max_tokens, validate=validate
-        )
-        self._note(role, result.outcome in FAILED)
+        result = await call.to(self.inner)
+        self._note(call.role, result.outcome in FAILED)
         return result
 
     def _note(self, role: str, failed: bool) -> None:
@@ -75,7 +55,3 @@ class CoolDownModel:
             self.cool_until[role] = self.clock() + self.cooldown_s
             self.failures[role] = 0
             COOLDOWNS.labels(role).inc()
-
-    async def aclose(self) -> None:
-        """Close the inner port."""
-        await self.inner.aclose()

@@ -18,7 +18,7 @@ from shared.budgets import MODEL_ATTEMPTS as MAX_ATTEMPTS
 from shared.budgets import MODEL_MAX_BACKOFF_S as MAX_BACKOFF_S
 from shared.model.metrics import ATTEMPT_FAILURES, REPAIRS, RETRIES, record_call
 from shared.model.output import InvalidOutput, parse_reply, repair_turns
-from shared.model.port import ModelResult
+from shared.model.port import Backend, Call, ModelResult
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class _Call:
     started: float = field(default_factory=time.perf_counter)
 
 
-class OpenAIModel:
+class OpenAIModel(Backend):
     """Any server speaking OpenAI chat completions (OpenAI, vLLM, Ollama, llama.cpp).
 
     Transport failures are retried with exponential backoff; invalid output gets exactly one
@@ -64,24 +64,16 @@ class OpenAIModel:
             base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0
         )
 
-    async def structured(
-        self,
-        role: str,
-        messages: list[dict[str, Any]],
-        schema: dict[str, Any],
-        *,
-        fallback: Callable[[], dict[str, Any]],
-        max_tokens: int = 256,
-        validate: Callable[[dict[str, Any]], None] | None = None,
-    ) -> ModelResult:
+    async def answer(self, request: Call) -> ModelResult:
         """Ask the model for an object matching `schema`; fall back after repeated failure."""
-        call = _Call(role, list(messages))
-        data = await self._attempts(call, schema, max_tokens, validate)
+        role = request.role
+        call = _Call(role, list(request.messages))
+        data = await self._attempts(call, request.schema, request.max_tokens, request.validate)
         outcome = "fallback" if data is None else ("repaired" if call.repairing else "ok")
         if call.repairing:
             REPAIRS.labels(role, "success" if data is not None else "failure").inc()
         if data is None:
-            data = fallback()
+            data = request.fallback()
         latency = time.perf_counter() - call.started
         record_call(role, outcome, latency, call.prompt_tokens, call.completion_tokens)
         return ModelResult(data, outcome, call.prompt_tokens, call.completion_tokens, latency)

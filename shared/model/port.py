@@ -53,7 +53,77 @@ class ModelPort(Protocol):
         ...
 
 
-class HeuristicModel:
+@dataclass(frozen=True)
+class Call:
+    """One structured call's arguments, as a backend receives them and a wrapper passes them on."""
+
+    role: str
+    messages: list[dict[str, Any]]
+    schema: dict[str, Any]
+    fallback: Callable[[], dict[str, Any]]
+    max_tokens: int = 256
+    validate: Callable[[dict[str, Any]], None] | None = None
+
+    async def to(self, port: ModelPort) -> ModelResult:
+        """The same call, made on `port`."""
+        return await port.structured(
+            self.role,
+            self.messages,
+            self.schema,
+            fallback=self.fallback,
+            max_tokens=self.max_tokens,
+            validate=self.validate,
+        )
+
+
+class Backend:
+    """A ModelPort whose `structured` takes its arguments as one `Call` (`answer`)."""
+
+    name = "backend"
+
+    async def structured(
+        self,
+        role: str,
+        messages: list[dict[str, Any]],
+        schema: dict[str, Any],
+        *,
+        fallback: Callable[[], dict[str, Any]],
+        max_tokens: int = 256,
+        validate: Callable[[dict[str, Any]], None] | None = None,
+    ) -> ModelResult:
+        """Return a JSON object for `role` that satisfies `schema` and `validate`."""
+        return await self.answer(Call(role, messages, schema, fallback, max_tokens, validate))
+
+    async def answer(self, call: Call) -> ModelResult:
+        """The call's answer; every backend implements it."""
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        """Release connections and any process the backend owns (nothing by default)."""
+
+
+class PortWrapper(Backend):
+    """A ModelPort around another: subclasses change `answer`; everything else is the inner's."""
+
+    def __init__(self, inner: ModelPort) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute == "inner":  # not set yet (a copy being built): no recursion
+            raise AttributeError(attribute)
+        return getattr(self.inner, attribute)  # e.g. `.model`, `.server`
+
+    async def answer(self, call: Call) -> ModelResult:
+        """The inner port's answer, unchanged."""
+        return await call.to(self.inner)
+
+    async def aclose(self) -> None:
+        """Close the inner port."""
+        await self.inner.aclose()
+
+
+class HeuristicModel(Backend):
     """The offline default: never calls a model, always answers with `fallback()`.
 
     The rules themselves live in each service's fallback; this backend only routes to them
@@ -69,31 +139,21 @@ class HeuristicModel:
     def __init__(self, *, estimate_tokens: bool = False) -> None:
         self.estimate_tokens = estimate_tokens
 
-    async def structured(
-        self,
-        role: str,
-        messages: list[dict[str, Any]],
-        schema: dict[str, Any],
-        *,
-        fallback: Callable[[], dict[str, Any]],
-        max_tokens: int = 256,
-        validate: Callable[[dict[str, Any]], None] | None = None,
-    ) -> ModelResult:
+    async def answer(self, call: Call) -> ModelResult:
         """Return the caller's heuristic answer with outcome "heuristic"."""
         started = time.perf_counter()
-        data = fallback()
+        data = call.fallback()
         prompt, completion = (
-            (estimate_messages(messages), estimate_reply(data)) if self.estimate_tokens else (0, 0)
+            (estimate_messages(call.messages), estimate_reply(data))
+            if self.estimate_tokens
+            else (0, 0)
         )
         latency = time.perf_counter() - started
-        record_call(role, "heuristic", latency, prompt, completion)
+        record_call(call.role, "heuristic", latency, prompt, completion)
         return ModelResult(data, "heuristic", prompt, completion, latency)
 
-    async def aclose(self) -> None:
-        """Nothing to release."""
 
-
-class SimulatedLatencyModel:
+class SimulatedLatencyModel(PortWrapper):
     """Another port's answers, each after an asynchronous sleep: a model that takes time.
 
     For `planwire bench --model-latency-ms`: wrapped around the heuristic backend it makes
@@ -105,27 +165,13 @@ class SimulatedLatencyModel:
     def __init__(self, inner: ModelPort, latency_s: float) -> None:
         if latency_s < 0:
             raise ValueError(f"a simulated latency cannot be negative: {latency_s}")
-        self.inner, self.latency_s = inner, latency_s
-        self.name = inner.name
+        super().__init__(inner)
+        self.latency_s = latency_s
 
-    def __getattr__(self, attribute: str) -> Any:
-        return getattr(self.inner, attribute)  # e.g. `.model`
-
-    async def structured(
-        self,
-        role: str,
-        messages: list[dict[str, Any]],
-        schema: dict[str, Any],
-        *,
-        fallback: Callable[[], dict[str, Any]],
-        max_tokens: int = 256,
-        validate: Callable[[dict[str, Any]], None] | None = None,
-    ) -> ModelResult:
+    async def answer(self, call: Call) -> ModelResult:
         """Sleep, then the inner port's answer (with the sleep in its latency)."""
         await asyncio.sleep(self.latency_s)
-        result = await self.inner.structured(
-            role, messages, schema, fallback=fallback, max_tokens=max_tokens, validate=validate
-        )
+        result = await call.to(self.inner)
         return ModelResult(
             result.data,
             result.outcome,
@@ -133,7 +179,3 @@ class SimulatedLatencyModel:
             result.completion_tokens,
             result.latency_s + self.latency_s,
         )
-
-    async def aclose(self) -> None:
-        """Close the inner port."""
-        await self.inner.aclose()

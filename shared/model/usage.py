@@ -7,13 +7,12 @@ gateway reads the hash back (`usage_view`), and `planwire eval` reports it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Protocol
 
 from redis.asyncio import Redis
 
 from shared.model.factory import ModelChoice, build_model
-from shared.model.port import ModelPort, ModelResult
+from shared.model.port import Call, ModelPort, ModelResult, PortWrapper
 from shared.redis import session_key, text_map
 from shared.scope import current_session
 
@@ -53,38 +52,20 @@ def usage_view(fields: dict[str, str]) -> dict[str, Any]:
     return view
 
 
-class UsageRecordingModel:
+class UsageRecordingModel(PortWrapper):
     """A ModelPort that charges every call's tokens to the bound session (built once per service)."""
 
     def __init__(self, inner: ModelPort, redis: Redis, ttl_s: int = DEFAULT_TTL_S) -> None:
-        self.inner, self.redis, self.ttl_s = inner, redis, ttl_s
-        self.name = inner.name
+        super().__init__(inner)
+        self.redis, self.ttl_s = redis, ttl_s
 
-    def __getattr__(self, attribute: str) -> Any:
-        return getattr(self.inner, attribute)  # e.g. `.model`, `.server`
-
-    async def structured(
-        self,
-        role: str,
-        messages: list[dict[str, Any]],
-        schema: dict[str, Any],
-        *,
-        fallback: Callable[[], dict[str, Any]],
-        max_tokens: int = 256,
-        validate: Callable[[dict[str, Any]], None] | None = None,
-    ) -> ModelResult:
+    async def answer(self, call: Call) -> ModelResult:
         """The inner port's answer; its tokens are recorded when a session is bound."""
-        result = await self.inner.structured(
-            role, messages, schema, fallback=fallback, max_tokens=max_tokens, validate=validate
-        )
+        result = await call.to(self.inner)
         session_id = current_session()
         if session_id is not None:
-            await record_usage(self.redis, session_id, role, result, self.ttl_s)
+            await record_usage(self.redis, session_id, call.role, result, self.ttl_s)
         return result
-
-    async def aclose(self) -> None:
-        """Close the inner port."""
-        await self.inner.aclose()
 
 
 class UsageSettings(ModelChoice, Protocol):
