@@ -27,6 +27,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from redis.asyncio import Redis
 
 from catalogue import load_catalogue
+from planwire.stack import BROKER_PRODUCER_ENV
 from schemas.confirmation import RequirementsConfirmed
 from schemas.plan import FIXED_RUNNERS, RunStep, StepCompleted, StepProgressed, WorkflowCompleted
 from schemas.topics import all_topics, run_step_topic
@@ -147,6 +148,8 @@ class Stack:
             # A killed runner's claim must run out well within the short step timeout: its
             # redelivered command waits for the lease, ahead of the re-requests behind it.
             "PLANWIRE_CLAIM_LEASE_S": "2",
+            # Tansu rejects idempotent producers (planwire/stack.py says why).
+            **BROKER_PRODUCER_ENV["tansu"],
         }
         argv = [sys.executable, "-m", f"services.{name}.main", *args]
         proc = Proc(name, argv, self.logs / f"{name}.log", env, port).start()
@@ -547,12 +550,16 @@ async def test_a_runner_killed_mid_step_is_re_requested_and_the_workflow_complet
         "channel"
     ] == "#billing"
     assert int(await redis.hget(executions, "slack")) >= 2
-    assert int(await redis.hget(session_key(session_id, "plan", "steps"), "2:attempt")) >= 2
+    # Two honest recoveries, whichever comes first: the restarted runner takes the redelivered
+    # command once the dead one's lease ran out (attempt 1 again), or the dispatcher re-requests
+    # the step at its deadline (attempt 2, and the user was told it is retrying).
+    attempt = int(await redis.hget(session_key(session_id, "plan", "steps"), "2:attempt"))
     progress = [
         StepProgressed.model_validate_json(v)
         for v in await read_topic(stack, StepProgressed.topic.name, session_id)
     ]
-    assert (2, "retrying") in {(p.node_index, p.status) for p in progress}
+    retried = (2, "retrying") in {(p.node_index, p.status) for p in progress}
+    assert retried == (attempt >= 2)
     assert (
         await redis.hget(executions, "gmail") == "1"
         and await redis.hget(executions, "summarizer") == "1"
