@@ -99,7 +99,9 @@ async def test_a_turn_delivered_twice_is_appended_once(stack):
             session_id=session.session_id,
             turn_id="t-dup",
             text="Copy new Trello cards to Notion.",
-            turn_seq=99,
+            # Near the gateway's own numbering: the stored transcript keeps a window of the
+            # newest turns (PLANWIRE_TRANSCRIPT_KEEP_TURNS), and turn 99 would push turn 1 out.
+            turn_seq=5,
         )
         producer = AIOKafkaProducer(bootstrap_servers=stack.bootstrap, enable_idempotence=False)
         await producer.start()

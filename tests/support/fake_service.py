@@ -1,4 +1,5 @@
-"""A stand-in service process for stack tests: `/health` 204, `/metrics`, `/children`.
+"""A stand-in service process for stack tests: `/health` and `/ready` 204, `/metrics`,
+`/children`.
 
 Run as `python -m tests.support.fake_service [--grandchild]`; serves on PLANWIRE_HTTP_HOST
 and PLANWIRE_HTTP_PORT until SIGTERM. With `--grandchild` it spawns a long `sleep`, which
@@ -23,7 +24,7 @@ class Handler(BaseHTTPRequestHandler):
     """Answers the few paths the stack and the tests use."""
 
     def do_GET(self) -> None:
-        if self.path == "/health":
+        if self.path in ("/health", "/ready"):
             self._send(204, b"", "text/plain")
         elif self.path == "/metrics":
             self._send(200, b"fake_up 1\n", "text/plain; version=0.0.4")
