@@ -6,13 +6,27 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 
-def make_redis(url: str, max_connections: int = 64, wait_s: float = 10.0) -> Redis:
+def make_redis(
+    url: str, max_connections: int = 64, wait_s: float = 10.0, retries: int = 3
+) -> Redis:
     """A decoded-string async client holding at most `max_connections`; callers close it.
 
     A burst beyond the bound waits up to `wait_s` for a free connection instead of opening
     more: Redis's connection count stays bounded however many requests arrive.
+
+    A command whose connection fails (`ConnectionError`: a pooled connection that Redis
+    closed when it restarted, or a failover) is sent again on a fresh connection, up to
+    `retries` times with jittered backoff, so a restart costs a reconnect, not a failed
+    request. This adds no hazard the delivery path does not already handle: a command that
+    reached Redis before its connection died may run twice, exactly as a handler redelivered
+    after a lost reply runs twice, and every effect is guarded by a done-mark or a
+    compare-and-set written in the same script or transaction (docs/reliability.md). Timeouts
+    are not retried here: a slow Redis is the handler's budget's business.
     """
     pool = BlockingConnectionPool.from_url(
         url,
@@ -20,6 +34,11 @@ def make_redis(url: str, max_connections: int = 64, wait_s: float = 10.0) -> Red
         health_check_interval=30,
         max_connections=max_connections,
         timeout=wait_s,
+        retry=Retry(
+            ExponentialWithJitterBackoff(base=0.05, cap=1.0),
+            retries,
+            supported_errors=(RedisConnectionError,),
+        ),
     )
     return Redis.from_pool(pool)  # the client owns the pool: aclose() closes it
 

@@ -146,7 +146,11 @@ class Service:
     @asynccontextmanager
     async def opened(self) -> AsyncIterator[Opened]:
         """Redis (and the model, for services that call one), closed on the way out."""
-        redis = make_redis(self.settings.redis_url, self.settings.redis_max_connections)
+        redis = make_redis(
+            self.settings.redis_url,
+            self.settings.redis_max_connections,
+            retries=self.settings.redis_retries,
+        )
         model = self.model(self.settings, redis) if self.model else None
         try:
             yield Opened(redis=redis, model=model)

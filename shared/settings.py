@@ -16,6 +16,9 @@ class InfraSettings(BaseSettings):
     redis_url: str = "redis://127.0.0.1:6379/0"
     # Connections one process may hold; more requests wait for one (shared/redis.py).
     redis_max_connections: int = 64
+    # A command whose connection broke (Redis restarted, failed over) is resent this many
+    # times on a new connection before the handler or request sees the error.
+    redis_retries: int = 3
     # Tansu does not wake long polls on new data: latency tracks this wait, so the
     # embedded stack sets it to a few milliseconds; a real Kafka can keep the default.
     fetch_max_wait_ms: int = 500
