@@ -16,7 +16,7 @@ from services.gateway import logic
 from services.gateway.access import tenant_of
 from services.gateway.limits import Limits, Refusal
 from services.gateway.metrics import REFUSED, SESSIONS_CREATED, TURNS
-from services.gateway.store import SessionStore, outbox_key
+from services.gateway.store import SessionStore, idem_key, outbox_key
 
 router = APIRouter(prefix="/v1")
 KEEPALIVE_S = 15.0
@@ -128,7 +128,10 @@ async def post_message(
     """Accept a user message; the reply arrives on the event stream.
 
     With an Idempotency-Key a retried request is the same turn: the first answer is returned
-    again and nothing is published twice (a different text under the same key is a 422).
+    again and the turn is numbered once (a different text under the same key is a 422). If
+    the first request died before its turn was published (a killed gateway), the retry
+    publishes that same turn (same event id, so consumers take it once) instead of answering
+    with a turn that will never get a reply.
     """
     try:
         text = logic.validate_message(body.text)
@@ -137,31 +140,51 @@ async def post_message(
     store, limits = store_of(request), limits_of(request)
     answer = {"turn_id": logic.new_turn_id(), "event_id": str(uuid.uuid4())}
     record = {**answer, "fingerprint": logic.fingerprint(text)}
-    if key and (earlier := await store.remember(f"s.{session_id}", key, record, limits.idem_ttl_s)):
-        if earlier.pop("fingerprint") != record["fingerprint"]:
+    scope = f"s.{session_id}"
+    if key and (earlier := await store.remember(scope, key, record, limits.idem_ttl_s)):
+        if earlier["fingerprint"] != record["fingerprint"]:
             raise HTTPException(422, "this Idempotency-Key was used with a different message")
-        return earlier
+        answer = {"turn_id": earlier["turn_id"], "event_id": earlier["event_id"]}
+        if earlier.get("published"):
+            return answer
+    elif key:  # the first request under this key: it alone counts against the rate
+        await within_rate_or_forget(store, tenant, limits, scope, key)
+    else:
+        await within_rate(store, tenant, "turns", limits.turns_per_min, 60)
     try:
-        await accept_turn(request, store, limits, tenant, session_id, text, answer)
+        await accept_turn(
+            request, store, session_id, text, answer, idem_key(scope, key) if key else None
+        )
     except BaseException:
         if key:
-            await store.forget(f"s.{session_id}", key)
+            await store.forget(scope, key)
         raise
+    if key:
+        await store.mark_published(scope, key)
     return answer
+
+
+async def within_rate_or_forget(
+    store: SessionStore, tenant: str, limits: Limits, scope: str, key: str
+) -> None:
+    """The turn rate check for a keyed request: a refused one leaves no record behind."""
+    try:
+        await within_rate(store, tenant, "turns", limits.turns_per_min, 60)
+    except BaseException:
+        await store.forget(scope, key)
+        raise
 
 
 async def accept_turn(
     request: Request,
     store: SessionStore,
-    limits: Limits,
-    tenant: str,
     session_id: str,
     text: str,
     answer: dict[str, Any],
+    remembered: str | None,
 ) -> None:
-    """Rate-limit, check the phase, number the turn and publish it."""
-    await within_rate(store, tenant, "turns", limits.turns_per_min, 60)
-    seq, phase = await store.next_turn_if_open(session_id, OPEN_PHASES)
+    """Check the phase, number the turn (once per Idempotency-Key) and publish it."""
+    seq, phase = await store.next_turn_if_open(session_id, OPEN_PHASES, remembered)
     if seq is None:
         raise HTTPException(
             409, f"the session is {phase}; it takes messages only while gathering or confirming"

@@ -60,7 +60,42 @@ for i = 2, #ARGV do
 end
 return {0, phase}
 """
+# The same, for a turn posted under an Idempotency-Key (KEYS[3], its remembered record): the
+# position is written into the record, so the first request and every retry of it (one that
+# found the first died before publishing, or one racing it) publish the same turn, numbered
+# once. Returns {position or 0, phase}.
+_NUMBER_TURN_ONCE = """
+local record = cjson.decode(redis.call('GET', KEYS[3]) or '{}')
+if record['seq'] then return {record['seq'], redis.call('GET', KEYS[1]) or ARGV[2]} end
+local phase = redis.call('GET', KEYS[1]) or ARGV[2]
+for i = 2, #ARGV do
+  if phase == ARGV[i] then
+    local position = redis.call('INCR', KEYS[2])
+    redis.call('EXPIRE', KEYS[2], ARGV[1])
+    if next(record) ~= nil then
+      record['seq'] = position
+      redis.call('SET', KEYS[3], cjson.encode(record), 'KEEPTTL')
+    end
+    return {position, phase}
+  end
+end
+return {0, phase}
+"""
+# Mark a remembered turn published (a retry then only answers), keeping the record's TTL.
+_MARK_PUBLISHED = """
+local raw = redis.call('GET', KEYS[1])
+if not raw then return 0 end
+local record = cjson.decode(raw)
+record['published'] = true
+redis.call('SET', KEYS[1], cjson.encode(record), 'KEEPTTL')
+return 1
+"""
 SESSION_LIST_MAX = 50
+
+
+def idem_key(scope: str, key: str) -> str:
+    """Where the first answer to an Idempotency-Key in `scope` is remembered."""
+    return f"pw:idem:{{{scope}}}:{hashlib.sha256(key.encode()).hexdigest()}"
 
 
 def tenant_sessions_key(tenant: str) -> str:
@@ -117,8 +152,9 @@ class SessionStore(RedisStore):
         self, scope: str, key: str, record: dict[str, Any], ttl_s: int
     ) -> dict[str, Any] | None:
         """Store `record` under an Idempotency-Key unless one is there; returns the earlier one."""
-        name = f"pw:idem:{{{scope}}}:{hashlib.sha256(key.encode()).hexdigest()}"
-        earlier = await self.redis.set(name, json.dumps(record), nx=True, ex=ttl_s, get=True)
+        earlier = await self.redis.set(
+            idem_key(scope, key), json.dumps(record), nx=True, ex=ttl_s, get=True
+        )
         found: dict[str, Any] | None = (
             json.loads(earlier) if isinstance(earlier, (str, bytes)) else None
         )
@@ -126,7 +162,11 @@ class SessionStore(RedisStore):
 
     async def forget(self, scope: str, key: str) -> None:
         """Drop an Idempotency-Key whose request failed, so a retry runs again."""
-        await self.redis.delete(f"pw:idem:{{{scope}}}:{hashlib.sha256(key.encode()).hexdigest()}")
+        await self.redis.delete(idem_key(scope, key))
+
+    async def mark_published(self, scope: str, key: str) -> None:
+        """The remembered turn under this key was published: a retry only answers now."""
+        await self.redis.eval(_MARK_PUBLISHED, 1, idem_key(scope, key))
 
     async def sessions_of(self, tenant: str) -> list[dict[str, Any]]:
         """The tenant's live sessions, newest first: id, created, phase, first words."""
@@ -155,16 +195,20 @@ class SessionStore(RedisStore):
         return listed
 
     async def next_turn_if_open(
-        self, session_id: str, open_phases: Sequence[str]
+        self, session_id: str, open_phases: Sequence[str], remembered: str | None = None
     ) -> tuple[int | None, str]:
         """The next turn's position and the phase while the phase is open, else (None, phase).
 
         An absent phase reads as the first of `open_phases` (a session starts gathering).
+        With `remembered` (an Idempotency-Key's record, see `idem_key`), the turn is numbered
+        once for the key: a retry gets the position the first request took, phase or not.
         """
-        keys = (session.phase_key(session_id), session_key(session_id, "turns"))
-        position, phase = await self.redis.eval(
-            _NEXT_TURN_IF_OPEN, 2, *keys, self.ttl_s, *open_phases
-        )
+        keys = [session.phase_key(session_id), session_key(session_id, "turns")]
+        if remembered is None:
+            script, args = _NEXT_TURN_IF_OPEN, keys
+        else:
+            script, args = _NUMBER_TURN_ONCE, [*keys, remembered]
+        position, phase = await self.redis.eval(script, len(args), *args, self.ttl_s, *open_phases)
         return (int(position) or None), phase
 
     async def tenant(self, session_id: str) -> str | None:

@@ -1,0 +1,96 @@
+"""A posted message retried under its Idempotency-Key after the gateway died mid-request
+(issue 11): the turn is published, numbered once, and never published twice."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import httpx
+import pytest_asyncio
+from fastapi import FastAPI
+from redis.asyncio import Redis
+
+from services.gateway import auth, routes
+from services.gateway.limits import Limits
+from services.gateway.store import SessionStore
+
+TTL = 3600
+HEADERS = {"Authorization": "Bearer key-acme"}
+
+
+class Turns:
+    """The gateway's TurnReceived publisher, recording what left; it can be made to die."""
+
+    def __init__(self) -> None:
+        self.sent: list[Any] = []
+        self.dies = False
+
+    async def publish(self, event: Any, key: bytes | None = None) -> None:
+        if self.dies:
+            raise ConnectionError("the gateway died before publishing")
+        self.sent.append(event)
+
+
+@pytest_asyncio.fixture
+async def api(redis_url):
+    redis = Redis.from_url(redis_url, decode_responses=True)
+    app = FastAPI()
+    app.include_router(routes.router)
+    app.state.store = SessionStore(redis, TTL)
+    app.state.auth = auth.Authenticator(auth.KeyRing({"key-acme": "acme"}), b"s" * 32, 60)
+    app.state.limits = Limits(1000, 1000, 1000, TTL)
+    app.state.turns = Turns()
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
+        created = await client.post("/v1/sessions", headers=HEADERS)
+        yield client, app.state.turns, created.json()["session_id"]
+    await redis.aclose()
+
+
+async def post(client: httpx.AsyncClient, session_id: str, text: str, key: str) -> httpx.Response:
+    headers = {**HEADERS, "Idempotency-Key": key}
+    return await client.post(
+        f"/v1/sessions/{session_id}/messages", json={"text": text}, headers=headers
+    )
+
+
+async def test_a_retry_publishes_the_turn_a_dead_gateway_never_sent(api, monkeypatch):
+    client, turns, session_id = api
+
+    async def dying(*_args: Any) -> None:
+        raise ConnectionError("the gateway died here")
+
+    turns.dies = True
+    with monkeypatch.context() as patch:
+        patch.setattr(SessionStore, "forget", dying)  # dying, it cannot clean up either
+        with contextlib.suppress(ConnectionError):
+            await post(client, session_id, "Watch Gmail for invoices.", "turn-1")
+    assert turns.sent == []
+    turns.dies = False
+
+    again = await post(client, session_id, "Watch Gmail for invoices.", "turn-1")
+    assert again.status_code == 202
+    assert [(e.turn_id, e.turn_seq) for e in turns.sent] == [(again.json()["turn_id"], 1)]
+    assert str(turns.sent[0].event_id) == again.json()["event_id"]
+
+    following = await post(client, session_id, "Then add a row to a sheet.", "turn-2")
+    assert following.status_code == 202
+    assert [e.turn_seq for e in turns.sent] == [1, 2]  # the dead request took no extra number
+
+
+async def test_a_retry_of_a_published_turn_sends_nothing_more(api):
+    client, turns, session_id = api
+    first = await post(client, session_id, "Post a note to Slack.", "turn-a")
+    again = await post(client, session_id, "Post a note to Slack.", "turn-a")
+    assert first.status_code == again.status_code == 202
+    assert again.json() == first.json()
+    assert len(turns.sent) == 1
+
+
+async def test_the_same_key_with_another_text_is_refused(api):
+    client, turns, session_id = api
+    await post(client, session_id, "Post a note to Slack.", "turn-b")
+    other = await post(client, session_id, "Email the team instead.", "turn-b")
+    assert other.status_code == 422 and "Idempotency-Key" in other.json()["detail"]
+    assert len(turns.sent) == 1
