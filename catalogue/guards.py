@@ -26,6 +26,19 @@ PRODUCT_PREPOSITION = re.compile(
     r"(?<!\w)(?:in|on|to|into|onto|via|through|from|using|inside)\s+\Z", re.IGNORECASE
 )
 
+# A word with an ordinary sense, written in lower case, used in that sense's grammar: after a
+# degree adverb it is an adjective ("things get pretty slack"), after an indefinite article
+# and at most two describing words a common noun ("a thin diagonal stripe"). A product name
+# takes neither, unless one of its own nouns follows ("a slack channel": `_names_a_part`).
+DEGREE_BEFORE = re.compile(
+    r"(?<!\w)(?:pretty|very|too|quite|really|rather|fairly|extremely|somewhat|kinda|a\s+bit|a\s+little)\s+\Z",
+    re.IGNORECASE,
+)
+ARTICLE_BEFORE = re.compile(
+    r"(?<!\w)(?:a|an|one)\s+"
+    r"(?:(?!(?:to|in|on|into|onto|via|through|from|with|and|or|for|at|by|of|the)(?!\w))[a-z'’-]+\s+){0,2}\Z",
+    re.IGNORECASE,
+)
 # What follows a summary verb when the user wants a recap of the conversation itself.
 RECAP_OBJECT = re.compile(
     r"\s+(?:of\s+)?(?:(?:it|everything|this|that)\s+)?(?:(?:for|to)\s+(?:me|us)\s+)?"
@@ -70,6 +83,17 @@ def _qualifying(context: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(rf"(?:[\s-]+[\w'’]+){{0,2}}?[\s-]+(?:{nouns.pattern})", re.IGNORECASE)
 
 
+def _ordinary_grammar(text: str, hit: Hit) -> bool:
+    """A lower-case alias standing where only the ordinary word can (see DEGREE_BEFORE)."""
+    if not text[hit.start].islower():
+        return False
+    window = max(0, hit.start - WINDOW * 2)
+    return bool(
+        DEGREE_BEFORE.search(text, window, hit.start)
+        or ARTICLE_BEFORE.search(text, window, hit.start)
+    )
+
+
 def _capitalised_mid_sentence(text: str, hit: Hit) -> bool:
     return text[hit.start].isupper() and not SENTENCE_START.search(
         text, max(0, hit.start - WINDOW), hit.start
@@ -84,6 +108,8 @@ def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
     a product preposition right before it, or a capital letter mid-sentence.
     """
     if entry.ordinary and covered(text, hit, entry.ordinary):
+        return _names_a_part(text, hit, entry)
+    if entry.ordinary and _ordinary_grammar(text, hit):
         return _names_a_part(text, hit, entry)
     if " ".join(text[hit.start : hit.end].lower().split()) not in entry.needs_context:
         return True

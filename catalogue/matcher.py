@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from catalogue.choices import chosen_over
 from catalogue.guards import allowed, covered, product_sense, summary_noun_hits
 from catalogue.lexicon import phrase_hits, ref_hits
 from catalogue.model import Catalogue
@@ -33,12 +34,15 @@ class MatchResult:
 
     `removed_refs` are removals by a back-reference ("drop the sheet"): each a group of the
     ids the reference could mean, applied by the caller only to an item already noted.
+    `restored_refs` bring an item back by a reference ("put the calendar event back in"),
+    applied by the caller only to an item the user removed earlier.
     `swap` says the message replaces something ("post it there instead", "back to Slack").
     """
 
     mentioned: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     removed_refs: tuple[tuple[str, ...], ...] = ()
+    restored_refs: tuple[tuple[str, ...], ...] = ()
     swap: bool = False
 
 
@@ -87,6 +91,7 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     candidates = sorted(found + list(refs))
     indices = removed_indices(text, candidates) | rejected_indices(text, candidates)
     indices |= persisting(text, candidates, indices)
+    indices |= chosen_over(text, candidates, catalogue)
     gone = {candidates[i] for i in indices}
     last_removed = {hit.id: hit in gone for hit in found}
     order = dict.fromkeys(hit.id for hit in found)
@@ -94,8 +99,31 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
         mentioned=tuple(id_ for id_ in order if not last_removed[id_]),
         removed=tuple(id_ for id_ in order if last_removed[id_]),
         removed_refs=tuple(group for hit, group in refs.items() if hit in gone),
+        restored_refs=tuple(
+            group for hit, group in refs.items() if hit not in gone and restores(text, hit)
+        ),
         swap=bool(found) and bool(SWAP.search(text)),
     )
+
+
+# "put the calendar event back in", "bring back the sheet", "add the texts back": a verb of
+# putting, the reference (and at most two words naming the part), then "back".
+RESTORE_BEFORE = re.compile(
+    r"(?<!\w)(?:put|bring|add|include|get|want|need)\s+(?:back\s+)?(?:the|that|this|those|my|our)?\s*\Z",
+    re.IGNORECASE,
+)
+RESTORE_AFTER = re.compile(r"(?:[\s-]+[\w'’]+){0,2}?\s+back(?!\w)", re.IGNORECASE)
+BROUGHT_BACK = re.compile(
+    r"(?<!\w)(?:bring|put|add)\s+back\s+(?:the|that|this|those|my|our)?\s*\Z", re.IGNORECASE
+)
+
+
+def restores(text: str, ref: Hit) -> bool:
+    """Whether a back-reference is being brought back (see RESTORE_BEFORE)."""
+    before = text[max(0, ref.start - 40) : ref.start]
+    if BROUGHT_BACK.search(before):
+        return True
+    return bool(RESTORE_BEFORE.search(before) and RESTORE_AFTER.match(text, ref.end))
 
 
 def back_references(

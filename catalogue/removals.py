@@ -52,7 +52,7 @@ _LEADING = (
     r"instead\s+of",
     r"rather\s+than",
     r"no\s+longer",
-    r"no\s+need\s+for",
+    r"no\s+need\s+(?:for|of)",
     r"no\s+need\s+to",
     r"no\s+more",
     r"don['’]?t",
@@ -66,6 +66,11 @@ _LEADING = (
 )
 # Longest first, so "no longer" is not read as "no" followed by the word "longer".
 LEADING = words("|".join(sorted(_LEADING, key=len, reverse=True)))
+# The part of a product a state of disuse may be said of: "the Trello board is archived".
+PARTS = (
+    r"(?:(?:e-?mails?|messages?|notifications?|alerts?|accounts?|inbox(?:es)?|boards?|files?|projects?"
+    r"|workspaces?|channels?|servers?|pages?|databases?|bases?|sheets?|folders?|repos?|instances?)\s*)?"
+)
 # "Slack is out", "the SMS part is no longer needed", "Slack and Trello are not needed".
 TRAILING = words(
     r"(?:is|are)\s+(?:no\s+longer|not)\s+(?:needed|necessary|required|wanted|an\s+option)"
@@ -80,6 +85,30 @@ TRAILING = words(
     r"|(?:is|are)\s+(?:a\s+)?(?:no-?go|non-?starter|out\s+of\s+the\s+question|dead\s+to\s+(?:us|me))"
     # "Outlook was my previous job", "Jira was the old tracker": the item belongs to the past.
     r"|(?:was|were)\s+(?:at\s+)?(?:the|my|our|an?)\s+(?:old|previous|former|last)(?!\w)"
+    # "Jira is read-only now", "the old Trello board is archived": kept only as a record.
+    rf"|{PARTS}(?:is|are)\s+(?:now\s+|basically\s+|just\s+)?(?:read-?only|archived|deprecated|decommissioned|frozen)"
+    # "Outlook emails, which we're not even on anymore": a relative clause of disuse.
+    rf"|{PARTS},?\s*"
+    r"(?:which|that)\s+(?:we|i)(?:['’]re|['’]m|\s+are|\s+am)?\s+(?:not\s+(?:even\s+|really\s+)?|no\s+longer\s+)"
+    r"(?:on|using|use|in|with|paying\s+for)(?!\w)"
+    rf"|{PARTS},?\s*"
+    r"(?:which|that)\s+(?:we|i)\s+(?:stopped\s+using|left|dropped|cancell?ed|got\s+rid\s+of|moved\s+(?:off|away\s+from))(?!\w)"
+)
+# "years ago": a past-time marker after the items takes back its clause's items before it.
+HISTORY_AFTER = words(
+    r"(?:years|months|ages|decades|a\s+(?:few|couple\s+of)\s+years|a\s+long\s+time)\s+ago"
+)
+# ... unless the clause comes back to the present: "set up Slack years ago and still use it".
+STILL = words(r"still|now|today|these\s+days|again")
+# "no need to open the PDFs", "there's no need to bother translating it": everything the
+# rest of the clause names is unwanted, not only what directly follows.
+NO_NEED = words(
+    r"no\s+need\s+(?:to|for|of)|(?:don['’]?t|do\s+not|doesn['’]?t|does\s+not)\s+(?:really\s+|even\s+)?need\s+to"
+    r"|needn['’]?t|(?:it['’]?s|is)\s+not\s+necessary\s+to"
+)
+NO_NEED_END = re.compile(
+    r"[.;!?,\n]|(?<!\w)(?:but|just|instead|then|before|after|because|since|as\s+long\s+as|so)(?!\w)",
+    re.IGNORECASE,
 )
 # "keep Slack out of this", "leave the Trello part out": a verb, the items, then "out".
 CIRCUMFIX = words(r"keep|leave|take|cut|pull|rip|count")
@@ -200,7 +229,25 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
         | _circumfix(text, hits, starts)
         | _anaphora(text, hits)
         | historical_indices(text, hits)
+        | _no_need(text, hits)
     )
+
+
+def _no_need(text: str, hits: list[Hit]) -> set[int]:
+    """Items in the rest of a "no need to ..." clause (see NO_NEED)."""
+    gone: set[int] = set()
+    for match in NO_NEED.finditer(text):
+        if CANCELLED.search(text, max(0, match.start() - WINDOW), match.start()):
+            continue
+        end = NO_NEED_END.search(text, match.end())
+        stop = end.start() if end else len(text)
+        for i, hit in enumerate(hits):
+            if not (match.end() <= hit.start and hit.end <= stop) or hit.id == REF:
+                continue
+            if SUBSET.match(text, hit.end):
+                break  # "no need to text him those": which things, not whether the step exists
+            gone.add(i)
+    return gone
 
 
 # "#finance-close", "drop-off", "no_reply": a cue word inside a compound is part of a name.
@@ -264,11 +311,26 @@ def historical_indices(text: str, hits: list[Hit]) -> set[int]:
         end = CLAUSE_END.search(text, match.end())
         stop = end.start() if end else len(text)
         gone |= {i for i, hit in enumerate(hits) if match.end() <= hit.start and hit.end <= stop}
+    for match in HISTORY_AFTER.finditer(text):
+        opening = _clause_start(text, match.start())
+        end = CLAUSE_END.search(text, match.end())
+        if STILL.search(text, opening, end.start() if end else len(text)):
+            continue
+        gone |= {
+            i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= match.start()
+        }
     for match in history_openers(text):
         end = OPENER_END.search(text, match.end())
         stop = end.start() if end else len(text)
         gone |= {i for i, hit in enumerate(hits) if match.end() <= hit.start and hit.end <= stop}
     return gone
+
+
+def _clause_start(text: str, pos: int) -> int:
+    """Where the clause holding `pos` begins (after the last clause end before it)."""
+    opening = sentence_start(text, pos)
+    ends = [m.end() for m in CLAUSE_END.finditer(text, opening, pos)]
+    return ends[-1] if ends else opening
 
 
 def history_openers(text: str) -> list[re.Match[str]]:
@@ -291,12 +353,42 @@ def _after(text: str, phrase: re.Match[str], hits: list[Hit], starts: dict[int, 
             # "not doing WhatsApp orders anymore": the kind of thing stopped with the item.
             taken.append(index)
             break
+        if noun and index is not None and _drops_a_part(text, phrase, hits[index], noun):
+            taken.append(index)
+            break
         if noun:
             break
         taken += [] if index is None else [index]
     if taken and phrase.group(0).lower().startswith("drop") and PLACEMENT.match(text, pos):
         return set()
     return set(_closed_list(text, taken, hits))
+
+
+# "drop the Teams notification", "remove that Slack alert": a definite article points at an
+# output already in the plan, so the item goes; "drop a Slack message" sends one, and "skip
+# the Gmail messages from newsletters" filters them (a qualifier follows).
+PART_NOUN = re.compile(
+    r"(?:\s|-)+(?:notification|alert|ping|post|update|reminder|message|step|part|bit)s?(?!\w)",
+    re.IGNORECASE,
+)
+DEFINITE = words(r"the|that|this|those|these")
+VERB_REMOVAL = words(
+    r"drop(?:ping)?|remove|delete|ditch|skip|scrap|scratch|nix|lose|cut\s+out|take\s+out|forget"
+)
+PART_ENDS = re.compile(
+    r"\s*(?:[.!?;,\n]|\Z|(?:and|too|as\s+well|please|altogether|entirely)(?!\w))", re.IGNORECASE
+)
+
+
+def _drops_a_part(text: str, phrase: re.Match[str], hit: Hit, noun: re.Match[str]) -> bool:
+    """Whether "<remove> the <item> <part noun>" removes the item (see PART_NOUN)."""
+    part = PART_NOUN.match(text, hit.end)
+    return bool(
+        part
+        and VERB_REMOVAL.fullmatch(phrase.group(0))
+        and DEFINITE.search(text, phrase.end(), hit.start)
+        and PART_ENDS.match(text, part.end())
+    )
 
 
 def _closed_list(text: str, taken: list[int], hits: list[Hit]) -> list[int]:

@@ -104,6 +104,13 @@ def referred_removals(noted: set[str], match: MatchResult) -> set[str]:
     return {ids[0] for ids in meant if len(ids) == 1}
 
 
+def referred_restorations(previous: Notes, match: MatchResult) -> set[str]:
+    """ "Put the calendar event back in": a reference brings back the one removed item it
+    can mean (an item never removed is not added by a reference alone)."""
+    meant = [[i for i in group if i in previous.removed] for group in match.restored_refs]
+    return {ids[0] for ids in meant if len(ids) == 1}
+
+
 def swapped_out(noted: set[str], match: MatchResult, catalogue: Catalogue) -> set[str]:
     """ "Post it in Teams instead": a new item replaces the one noted item it stands in for.
 
@@ -239,7 +246,9 @@ def fold(
     # an item of the same message as well as at a noted one.
     referred = referred_removals(noted | set(match.mentioned), match)
     removed = model_removed | referred | swapped_out(noted, match, catalogue)
-    items, gone = fold_items(previous, match, added, removed)
+    items, gone = fold_items(
+        previous, match, added | referred_restorations(previous, match), removed
+    )
     score = confidence(items, user_text, view.confidence, catalogue)
     summary, summary_rules = summary_of(view.summary, items, catalogue)
     notes = Notes(

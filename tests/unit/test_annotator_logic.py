@@ -293,3 +293,20 @@ def test_a_reference_removes_an_item_named_earlier_in_the_same_message():
 def test_a_reference_to_an_item_not_named_removes_nothing():
     notes = play(["Watch Gmail for receipts.", "Drop the sheet idea, post totals to Slack."])
     assert {"gmail", "slack"} <= items(notes)
+
+
+def test_a_removed_item_comes_back_by_a_reference_to_it():
+    notes = play(
+        [
+            "When a form is submitted, add a row to Google Sheets and a Google Calendar event.",
+            "Hmm, scratch the calendar part.",
+            "On reflection, put the calendar event back in.",
+        ]
+    )
+    assert {"google_sheets", "google_calendar"} <= items(notes)
+    assert "google_calendar" not in notes.removed
+
+
+def test_a_reference_alone_adds_nothing_that_was_never_removed():
+    notes = play(["Add a row to Google Sheets for every order.", "Bring back the calendar too."])
+    assert "google_calendar" not in items(notes)

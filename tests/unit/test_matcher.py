@@ -476,3 +476,95 @@ def test_summarizing_what_the_workflow_finds_is_a_step(text: str, is_step: bool)
 def test_a_negation_about_a_subset_keeps_the_step(text: str, mentioned: set, removed: set):
     result = detect(text, CATALOGUE)
     assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+# An ordinary word in its own grammar: after a degree adverb an adjective, after "a" and a
+# describing word or two a common noun; the product keeps its prepositions and nouns.
+ORDINARY_GRAMMAR = [
+    ("Orders go really slack over the summer, so check twice a week.", set()),
+    ("The van has one thin yellow stripe down its side.", set()),
+    ("Sales are fairly slack on Mondays.", set()),
+    ("Drop a quick note in slack when it is done.", {"slack"}),
+    ("Send a slack message to the warehouse team.", {"slack"}),
+    ("Customers pay through stripe at checkout.", {"stripe"}),
+    ("Create a stripe refund for the order.", {"stripe"}),
+    ("It lives in a shared outlook mailbox.", {"outlook"}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ORDINARY_GRAMMAR)
+def test_ordinary_words_in_ordinary_grammar_are_not_products(text: str, expected: set[str]):
+    assert set(find_mentions(text, CATALOGUE)) - {"scheduler"} == expected
+
+
+# Disuse, history, "no need to ...", a definite part dropped, one option chosen of several.
+SCOPED_REMOVALS = [
+    # a past-time marker after the item
+    ("We tried Airtable a few years ago and gave up on it.", set(), {"airtable"}),
+    ("I signed up for Notion years ago and still use it every day.", {"notion"}, set()),
+    # states and relative clauses of disuse
+    ("The old Trello board is archived now.", set(), {"trello"}),
+    ("Our Asana projects, which we no longer use, can be ignored.", set(), {"asana"}),
+    ("Dropbox files, which we stopped using in spring, stay where they are.", set(), {"dropbox"}),
+    ("Dropbox is where the scans land.", {"dropbox"}, set()),
+    # "no need to / of / for" reaches the rest of its clause
+    ("There's no need to bother parsing the PDFs, the body has everything.", set(), {"pdf_parser"}),
+    ("No need of a translation, they all read English.", set(), {"translator"}),
+    ("No need to ping me on Slack, just email me through Gmail.", {"gmail"}, {"slack"}),
+    # a definite part dropped, an indefinite one sent, a filtered one kept
+    ("Please remove the Discord alert.", set(), {"discord"}),
+    ("Drop a Discord message in #ops when it finishes.", {"discord"}, set()),
+    ("Skip the Gmail messages from newsletters.", {"gmail"}, set()),
+    # one option chosen over others of its kind in the same sentence
+    ("Half the staff live on WhatsApp, but Telegram is better for us.", {"telegram"}, {"whatsapp"}),
+    ("My sister swears by Discord, so only Slack then.", {"slack"}, {"discord"}),
+    ("We'd rather use Teams than anything else, not Discord.", {"microsoft_teams"}, {"discord"}),
+    ("Just post it to Slack and Teams.", {"slack", "microsoft_teams"}, set()),
+    ("Not only Slack but also Discord.", {"slack", "discord"}, set()),
+    ("Only Gmail, and ping the team on Slack.", {"gmail", "slack"}, set()),
+]
+
+
+@pytest.mark.parametrize(("text", "mentioned", "removed"), SCOPED_REMOVALS)
+def test_removal_scope_in_peoples_words(text: str, mentioned: set[str], removed: set[str]):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+# Paraphrases of tools, in words nobody wrote into the catalogue's names.
+TOOL_PARAPHRASES = [
+    ("Work out the 7% commission on each sale.", {"calculator"}),
+    ("At month end, crunch the figures per region.", {"calculator"}),
+    ("Have it check the opening hours online first.", {"web_search"}),
+    ("Scour the web for mentions of the brand.", {"web_search"}),
+    ("Tell me whether each guest sounds annoyed.", {"sentiment"}),
+    ("I want to know how our members are feeling about the new app.", {"sentiment"}),
+    ("Are readers happy or upset about the paywall?", {"sentiment"}),
+    ("Give me the short version of each thread.", {"text_summarizer"}),
+    ("Sum each article up for me.", {"text_summarizer"}),
+    ("Keep it to three sentences per ticket.", {"text_summarizer"}),
+    ("Then hit our billing backend with the invoice number.", {"http_request"}),
+    ("Work out who is on call this week.", set()),
+    ("I'm happy with the layout.", set()),
+    ("It sums the amounts.", set()),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), TOOL_PARAPHRASES)
+def test_tools_found_by_what_they_do(text: str, expected: set[str]):
+    assert set(find_mentions(text, CATALOGUE)) - {"scheduler"} == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "restored"),
+    [
+        ("Put the spreadsheet back in, please.", ("google_sheets",)),
+        ("OK, bring back the calendar.", ("google_calendar",)),
+        ("Add the texts back after all.", ("twilio_sms",)),
+        ("Put the spreadsheet in the shared folder.", None),
+        ("Send the calendar invite back to the sender.", None),
+    ],
+)
+def test_a_reference_brought_back(text: str, restored: tuple[str, ...] | None):
+    refs = detect(text, CATALOGUE).restored_refs
+    assert refs == (() if restored is None else (restored,))

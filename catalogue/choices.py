@@ -1,0 +1,81 @@
+"""One item chosen over others of its kind named in the same sentence.
+
+"Our bassist would rather Telegram, but the fans are on Discord, so just Discord" and "my
+neighbour uses WhatsApp for this, but for us Telegram is better" name two messaging apps and
+choose one: the other is an alternative considered, not part of the plan. The choice must be
+exclusive ("just X", "only X", "X only", "we prefer X", "X is better"); an item listed with
+the chosen one ("just Slack and Teams") is chosen too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from catalogue.model import Catalogue
+from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, words
+
+# Right before the item, with at most a preposition or "use" between.
+CHOSEN_BEFORE = re.compile(
+    r"(?<!\w)(?:(?:so|then|but)\s+)?(?:just|only)\s+(?:(?:use|using|on|in|via|to|through|with)\s+)?\Z"
+    r"|(?<!\w)(?:we|i)(?:['’]d|\s+would)?\s+(?:much\s+)?(?:rather|prefer)\s+(?:(?:use|using|to\s+use)\s+)?\Z"
+    r"|(?<!\w)(?:stick(?:ing)?\s+(?:with|to)|go(?:ing)?\s+with)\s+\Z",
+    re.IGNORECASE,
+)
+# Right after the item.
+CHOSEN_AFTER = words(
+    r"only"
+    r"|(?:is|are|works?|would\s+be|seems?)\s+(?:much\s+|far\s+|way\s+|a\s+lot\s+)?(?:better|best|preferable|easier)"
+)
+LISTED_WITH = re.compile(r"\s*(?:,|&|/|and|or|plus|as\s+well\s+as)?\s*\Z", re.IGNORECASE)
+WINDOW = 40
+
+
+def chosen_over(text: str, hits: list[Hit], catalogue: Catalogue) -> set[int]:
+    """Indices of items another item of their family was chosen over (see module doc)."""
+    families = {h.id: family for h in hits if (family := _family(catalogue, h.id))}
+    gone: set[int] = set()
+    for hit in hits:
+        family = families.get(hit.id)
+        if family is None or not _chosen(text, hit):
+            continue
+        opening = sentence_start(text, hit.start)
+        closing = SENTENCE_END.search(text, hit.end)
+        stop = closing.start() if closing else len(text)
+        for j, other in enumerate(hits):
+            if (
+                other.id == hit.id
+                or families.get(other.id) != family
+                or not (opening <= other.start and other.end <= stop)
+                or _listed_together(text, hit, other)
+            ):
+                continue
+            gone.add(j)
+    return gone
+
+
+def _family(catalogue: Catalogue, id_: str) -> str | None:
+    entry = catalogue.get(id_) if id_ != REF else None
+    return getattr(entry, "family", None) if entry is not None else None
+
+
+# "not only Slack but also Teams": an addition, not a choice.
+NOT_BEFORE = re.compile(r"(?<!\w)not\s+\Z", re.IGNORECASE)
+
+
+def _chosen(text: str, hit: Hit) -> bool:
+    before = text[max(0, hit.start - WINDOW) : hit.start]
+    cue = CHOSEN_BEFORE.search(before)
+    if cue and not NOT_BEFORE.search(before, 0, cue.start()):
+        return True
+    return bool(CHOSEN_AFTER.match(text, _skip_space(text, hit.end)))
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    return pos
+
+
+def _listed_together(text: str, a: Hit, b: Hit) -> bool:
+    first, second = (a, b) if a.start < b.start else (b, a)
+    return bool(LISTED_WITH.fullmatch(text[first.end : second.start]))
