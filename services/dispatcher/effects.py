@@ -53,6 +53,8 @@ def of(session_id: str, decision: Decision, seen: RunView, nodes: list[PlanNode]
         return Effects(events=again, clear=(current,))
     if decision.action == "fail":
         return Effects(clear=(current,), ending="failed", reason=decision.reason)
+    if decision.action == "resend":  # the same request (same event ids) as the advance sent
+        return Effects(events=dispatched(session_id, seen.plan_id, nodes, seen.cursor, 1))
     if decision.action == "announce":
         return Effects(ending="completed" if seen.state == "completed" else "failed", repeat=True)
     return Effects()

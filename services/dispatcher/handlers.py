@@ -103,7 +103,7 @@ async def settle(
     for _ in range(CAS_ATTEMPTS):
         seen = await deps.store.read(session_id)
         decision = logic.explain(decide(seen), seen, nodes)
-        if decision.action in ("ignore", "announce") or seen is None:
+        if decision.action in ("ignore", "announce", "resend") or seen is None:
             return decision, seen
         if (deadline := effects.next_deadline(session_id, seen, decision)) is not None:
             await deps.store.add_deadline(deadline, time.time() + deps.step_timeout_s)

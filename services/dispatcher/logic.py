@@ -15,7 +15,7 @@ from typing import Literal
 from schemas.plan import PlanNode, StepCompleted
 from state.run import RunView  # the run record's view: the rules decide on it
 
-Action = Literal["ignore", "advance", "retry", "fail", "announce"]
+Action = Literal["ignore", "advance", "retry", "fail", "announce", "resend"]
 # Fixed namespace for ids derived from a plan: the same step attempt always gets the same id.
 _PLAN_NAMESPACE = uuid.UUID("6f1b5a2e-4c1d-5e8a-9b7c-2d3e4f5a6b7c")
 
@@ -56,6 +56,11 @@ def on_completion(run: RunView | None, done: StepCompleted, max_attempts: int) -
         return Decision("ignore", done.node_index, reason="not the session's current plan")
     if run.state != "running":
         return _terminal(run, done.node_index, done.status == "ok" or run.state == "failed")
+    if advanced_by(run, done):
+        # This completion already moved the cursor; delivered again, the dispatcher may have
+        # died before requesting the next step. Ask again now rather than at its deadline:
+        # the request's id is derived from the step attempt, so the runner takes it once.
+        return Decision("resend", run.cursor)
     if done.node_index != run.cursor or run.step_status != "dispatched":
         return Decision("ignore", done.node_index, reason="not the step under the cursor")
     if done.attempt > run.step_attempt:
@@ -67,6 +72,16 @@ def on_completion(run: RunView | None, done: StepCompleted, max_attempts: int) -
     if done.attempt < run.step_attempt:
         return Decision("ignore", done.node_index, reason="a superseded attempt failed")
     return retry_or_fail(run, max_attempts, done.error or "the step reported a failure")
+
+
+def advanced_by(run: RunView, done: StepCompleted) -> bool:
+    """Whether `done` is the completion that advanced the run to the step now waiting on its
+    first request."""
+    return (
+        done.status == "ok"
+        and done.node_index == run.cursor - 1
+        and (run.step_attempt, run.step_status) == (1, "dispatched")
+    )
 
 
 def on_deadline(

@@ -182,7 +182,10 @@ async def test_concurrent_copies_of_a_completion_advance_the_cursor_once(flow):
     await asyncio.gather(
         *(dispatcher.on_step_completed(c, flow.dispatcher) for c in [completion, *copies])
     )
-    assert [(c.node_index, c.attempt) for c in flow.bus.of(RunStep)] == [(0, 1), (1, 1)]
+    # A copy that lost the race may send the next request again (a dispatcher that died
+    # after advancing is recovered that way), but always the same request: one event id.
+    requests = {c.event_id: (c.node_index, c.attempt) for c in flow.bus.of(RunStep)}
+    assert sorted(requests.values()) == [(0, 1), (1, 1)]
     assert (await flow.redis.hgetall(session_key(event.session_id, "plan", "run")))["cursor"] == "1"
 
 
@@ -312,3 +315,29 @@ async def test_the_naive_policy_chains_each_step_onto_the_last_exchange(flow, mo
         assert naive[after][len(naive[before])]["role"] == "assistant"
         assert len(naive[after]) == len(naive[before]) + 2
     assert "not instructions" not in json.dumps(naive["summarizer"][1:])
+
+
+async def test_a_dispatcher_that_died_after_advancing_requests_the_next_step_on_redelivery(
+    flow, monkeypatch
+):
+    """Between moving the cursor and requesting the next step the dispatcher died: the
+    completion, delivered again, requests that step then (same id), not at its deadline."""
+    event = await confirmed_session(flow)
+    await planner.on_requirements_confirmed(event, flow.planner)
+    await flow.deliver(flow.bus.queue.pop(0))  # PlanCompiled -> RunStep 0
+    await flow.deliver(flow.bus.of(RunStep)[0])  # -> StepCompleted 0
+    [completion] = flow.bus.of(StepCompleted)
+
+    async def dies(*_args, **_kwargs):
+        raise ConnectionError("the dispatcher died before publishing")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(dispatcher, "publish", dies)
+        with contextlib.suppress(ConnectionError):
+            await dispatcher.on_step_completed(completion, flow.dispatcher)
+    assert [(c.node_index, c.attempt) for c in flow.bus.of(RunStep)] == [(0, 1)]
+    run = await flow.redis.hgetall(session_key(event.session_id, "plan", "run"))
+    assert run["cursor"] == "1", "the cursor moved before the crash"
+
+    await dispatcher.on_step_completed(completion, flow.dispatcher)  # redelivered
+    assert [(c.node_index, c.attempt) for c in flow.bus.of(RunStep)] == [(0, 1), (1, 1)]

@@ -31,6 +31,14 @@ def test_advancing_reports_the_step_done_then_requests_the_next_one():
     assert todo.ending is None
 
 
+def test_a_resend_repeats_the_advance_s_request_with_the_same_ids_and_touches_no_deadline():
+    advanced = effects.of(SID, Decision("advance", 0), run(cursor=0), NODES)
+    resent = effects.of(SID, Decision("resend", 1), run(cursor=1), NODES)
+    assert kinds(resent) == [("RunStep", 1, "gmail"), ("StepProgressed", 1, "dispatched")]
+    assert [e.event_id for e in resent.events] == [e.event_id for e in advanced.events[1:]]
+    assert resent.clear == () and resent.ending is None
+
+
 def test_advancing_past_the_last_step_completes_the_run():
     todo = effects.of(SID, Decision("advance", 2), run(cursor=2), NODES)
     assert kinds(todo) == [("StepProgressed", 2, "completed")]

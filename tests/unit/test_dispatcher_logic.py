@@ -42,7 +42,9 @@ def test_the_current_step_completing_advances_the_cursor():
 @pytest.mark.parametrize(
     ("view", "event", "why"),
     [
-        (run(cursor=2), done(index=1), "a duplicate of a step already passed"),
+        (run(cursor=2, attempt=2), done(index=1), "a duplicate of a step long passed"),
+        (run(cursor=2, status="done"), done(index=1), "the next step already answered"),
+        (run(cursor=2), done(index=1, status="failed", error="x"), "a failure of a passed step"),
         (run(cursor=1), done(index=2), "a completion from the future"),
         (run(status="done"), done(), "the step is not waiting"),
         (run(attempt=1), done(attempt=2), "an attempt never requested"),
@@ -57,6 +59,12 @@ def test_the_current_step_completing_advances_the_cursor():
 )
 def test_completions_that_are_not_about_the_current_step_are_ignored(view, event, why):
     assert logic.on_completion(view, event, 3).action == "ignore", why
+
+
+def test_the_completion_that_advanced_the_run_delivered_again_asks_for_the_next_step_again():
+    # The dispatcher may have died between moving the cursor and requesting the next step:
+    # the redelivered completion re-sends that request instead of waiting for its deadline.
+    assert logic.on_completion(run(cursor=2), done(index=1), 3) == logic.Decision("resend", 2)
 
 
 def test_a_late_earlier_attempt_that_succeeded_still_advances():
