@@ -525,7 +525,10 @@ async def test_redelivered_and_reordered_step_completions_change_nothing(stack, 
         ("gmail", "gmail.config", "slack", "slack.config", "composer", "save", "summarizer"), "1"
     )
     commands = await run_steps(stack, chaos_id, ["gmail", "slack", *FIXED_RUNNERS])
-    assert sorted((c.node_index, c.attempt) for c in commands) == [(i, 1) for i in range(7)]
+    # A redelivered completion that had advanced the run re-sends the next request (the
+    # recovery of a dispatcher killed after advancing), always the same request: one id.
+    requests = {c.event_id: (c.node_index, c.attempt) for c in commands}
+    assert sorted(requests.values()) == [(i, 1) for i in range(7)]
     completed = [
         WorkflowCompleted.model_validate_json(v)
         for v in await read_topic(stack, WorkflowCompleted.topic.name, chaos_id)
