@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 from collections import Counter
 
@@ -36,6 +37,7 @@ TURNS = [
 # ended, the verdict or the artifact recorded).
 ARMED = {
     "trimmer": ["claimed:TurnReceived", "publish:ContextTrimmed"],
+    "indexer": ["claimed:TurnReceived"],  # it publishes nothing: its effect is the outline
     "annotator": ["claimed:ContextTrimmed", "publish:NotesUpdated"],
     "conversation": ["claimed:NotesUpdated", "publish:ReplyGenerated"],
     "classifier": ["claimed:ContextTrimmed", "publish:ReplyClassified"],
@@ -120,7 +122,11 @@ async def test_killed_between_claim_and_publish_and_after_state_changes_nothing_
         versions = {
             n: await redis.llen(session_key(session.session_id, "artifact", n)) for n in node_ids
         }
+        indexed = await redis.hgetall(session_key(session.session_id, "outline", "turns"))
     finally:
         await redis.aclose()
     assert set(executions) == set(node_ids) and set(executions.values()) == {"1"}, executions
     assert set(versions.values()) == {1}, f"artifact versions per step: {versions}"
+    # The indexer, killed once after claiming a turn, still kept every turn exactly once.
+    kept = [json.loads(v)["turn_id"] for v in indexed.values()]
+    assert sorted(kept) == sorted(per_turn), (kept, per_turn)
