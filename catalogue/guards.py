@@ -161,7 +161,9 @@ PERSON_STATEMENT = words(
     r"(?:we|i|they|he|she|people|everyone|nobody|somebody|someone"
     r"|(?:our|my|the|their)\s+(?:\w+\s+)?(?:team|teams|drivers|staff|people|customers|clients|users"
     r"|managers|agents|reps|accountants?|boss|manager|folks|employees|volunteers|students|teachers"
-    r"|doctors|nurses|members))\s+"
+    r"|doctors|nurses|members|receptionists?|secretary|secretaries|assistants?|admins?|interns?"
+    r"|paralegals?|partners?|colleagues?|co-?workers?|chefs?|cooks?|owners?|cleaners?|technicians?"
+    r"|bookkeepers?|dispatchers?|couriers?|tenants?|parents?|coaches?|editors?|writers?|volunteer))\s+"
     r"(?:usually\s+|always\s+|often\s+|normally\s+|typically\s+|mostly\s+|sometimes\s+|never\s+|still\s+)?"
     r"(?!(?:want|need|would|like|should|must|have|has|will|wanna|could|can|might|may)\b)[a-z]+"
 )
@@ -177,7 +179,11 @@ ROSTER = words(r"rotas?|rosters?|rotations?|shift\s+patterns?|on[\s-]call\s+sche
 # A contrast splits what people do from what the workflow should do ("we meet on Mondays,
 # so have it ready by then" is one request; "we record on Tuesdays, but fire on each new
 # episode" is two).
-CLAUSE_BREAK = re.compile(r"(?<!\w)(?:but|though|although|however)(?!\w)", re.IGNORECASE)
+# A relative clause after a comma is its own clause too: "forms, which our receptionist
+# scans every afternoon" is a person's routine inside a request.
+CLAUSE_BREAK = re.compile(
+    r"(?<!\w)(?:but|though|although|however)(?!\w)|,\s*(?=(?:which|who|whom)(?!\w))", re.IGNORECASE
+)
 
 
 def observation(sentence: str, before: str) -> bool:

@@ -568,3 +568,17 @@ def test_tools_found_by_what_they_do(text: str, expected: set[str]):
 def test_a_reference_brought_back(text: str, restored: tuple[str, ...] | None):
     refs = detect(text, CATALOGUE).restored_refs
     assert refs == (() if restored is None else (restored,))
+
+
+@pytest.mark.parametrize(
+    ("text", "is_schedule"),
+    [
+        ("Orders come in by post, which our secretary types up every morning.", False),
+        ("Our couriers come by every evening.", False),
+        ("Send me the totals every Monday, which I read over coffee.", True),
+        ("Post the figures to Slack, which we need every morning.", True),
+        ("Every Friday, remind the partners to file their hours.", True),
+    ],
+)
+def test_a_persons_routine_in_a_relative_clause_is_not_the_schedule(text: str, is_schedule: bool):
+    assert ("scheduler" in find_mentions(text, CATALOGUE)) == is_schedule
