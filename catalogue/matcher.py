@@ -98,9 +98,15 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     return MatchResult(
         mentioned=tuple(id_ for id_ in order if not last_removed[id_]),
         removed=tuple(id_ for id_ in order if last_removed[id_]),
-        removed_refs=tuple(group for hit, group in refs.items() if hit in gone),
+        removed_refs=tuple(
+            group
+            for hit, group in refs.items()
+            if hit in gone and (not bare(text, hit) or bare_part_dropped(text, hit))
+        ),
         restored_refs=tuple(
-            group for hit, group in refs.items() if hit not in gone and restores(text, hit)
+            group
+            for hit, group in refs.items()
+            if hit not in gone and not bare(text, hit) and restores(text, hit)
         ),
         swap=bool(found) and bool(SWAP.search(text)),
     )
@@ -116,6 +122,29 @@ RESTORE_AFTER = re.compile(r"(?:[\s-]+[\w'’]+){0,2}?\s+back(?!\w)", re.IGNOREC
 BROUGHT_BACK = re.compile(
     r"(?<!\w)(?:bring|put|add)\s+back\s+(?:the|that|this|those|my|our)?\s*\Z", re.IGNORECASE
 )
+
+
+# "the email" alone is as often the message the workflow handles ("delete the email",
+# "skip the email if it is spam") as the plan's email step. It points back at the step only
+# as the whole object of a verb that never acts on a message, with nothing after it.
+BARE_REFS = {"email", "emails", "e-mail", "e-mails"}
+BARE_DROP = re.compile(
+    r"(?<!\w)(?:forget(?:\s+about)?|scrap|scratch|ditch|nix|lose|leave\s+out|no\s+need\s+for"
+    r"|(?:don['’]?t|do\s+not)\s+need)\s+(?:the|that|this|those|these|my|our)\s+\Z",
+    re.IGNORECASE,
+)
+BARE_END = re.compile(r"\s*(?:[.,;!?\n]|\Z|(?:too|altogether|entirely|then)(?!\w))", re.IGNORECASE)
+
+
+def bare(text: str, ref: Hit) -> bool:
+    """Whether the reference is a bare common noun (see BARE_REFS)."""
+    return " ".join(text[ref.start : ref.end].lower().split()) in BARE_REFS
+
+
+def bare_part_dropped(text: str, ref: Hit) -> bool:
+    """ "forget the email, I never read those": a bare reference dropped as a whole."""
+    before = text[max(0, ref.start - 40) : ref.start]
+    return bool(BARE_DROP.search(before) and BARE_END.match(text, ref.end))
 
 
 def restores(text: str, ref: Hit) -> bool:

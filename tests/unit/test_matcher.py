@@ -582,3 +582,19 @@ def test_a_reference_brought_back(text: str, restored: tuple[str, ...] | None):
 )
 def test_a_persons_routine_in_a_relative_clause_is_not_the_schedule(text: str, is_schedule: bool):
     assert ("scheduler" in find_mentions(text, CATALOGUE)) == is_schedule
+
+
+@pytest.mark.parametrize(
+    ("text", "dropped"),
+    [
+        ("Hmm, scrap the email, nobody opens them.", True),
+        ("We don't need the emails then.", True),
+        ("File the PDF and delete the email.", False),  # what the workflow does to a message
+        ("Skip the email if the sender is internal.", False),
+        ("Forget the email signature, just keep the body.", False),
+    ],
+)
+def test_a_bare_email_is_the_plans_email_step_only_when_dropped_whole(text: str, dropped: bool):
+    refs = detect(text, CATALOGUE).removed_refs
+    assert bool(refs) == dropped
+    assert all(set(group) == {"gmail", "outlook"} for group in refs)
