@@ -6,16 +6,14 @@ import contextlib
 
 import httpx
 import pytest_asyncio
-from fastapi import FastAPI
 from redis.asyncio import Redis
 
 from catalogue import find_mentions, load_catalogue
 from schemas.outline import IndexedTurn, Outline
-from services.gateway import auth, routes
-from services.gateway.limits import Limits
 from services.gateway.store import SessionStore
 from services.indexer import logic
 from services.indexer.store import OutlineStore
+from tests.support.gateway_api import gateway_app
 from tests.support.long_conversation import long_session
 
 TTL = 3600
@@ -26,11 +24,7 @@ CATALOGUE = load_catalogue()
 @pytest_asyncio.fixture
 async def api(redis_url):
     redis = Redis.from_url(redis_url, decode_responses=True)
-    app = FastAPI()
-    app.include_router(routes.router)
-    app.state.store = SessionStore(redis, TTL)
-    app.state.auth = auth.Authenticator(auth.KeyRing(KEYS), b"s" * 32, token_ttl_s=60)
-    app.state.limits = Limits(1000, 1000, 1000, TTL)
+    app = gateway_app(redis, KEYS)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
         yield client, redis

@@ -8,12 +8,10 @@ from typing import Any
 
 import httpx
 import pytest_asyncio
-from fastapi import FastAPI
 from redis.asyncio import Redis
 
-from services.gateway import auth, routes
-from services.gateway.limits import Limits
 from services.gateway.store import SessionStore
+from tests.support.gateway_api import gateway_app
 
 TTL = 3600
 HEADERS = {"Authorization": "Bearer key-acme"}
@@ -35,11 +33,7 @@ class Turns:
 @pytest_asyncio.fixture
 async def api(redis_url):
     redis = Redis.from_url(redis_url, decode_responses=True)
-    app = FastAPI()
-    app.include_router(routes.router)
-    app.state.store = SessionStore(redis, TTL)
-    app.state.auth = auth.Authenticator(auth.KeyRing({"key-acme": "acme"}), b"s" * 32, 60)
-    app.state.limits = Limits(1000, 1000, 1000, TTL)
+    app = gateway_app(redis, {"key-acme": "acme"})
     app.state.turns = Turns()
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
