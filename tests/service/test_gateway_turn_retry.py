@@ -13,7 +13,6 @@ from redis.asyncio import Redis
 from services.gateway.store import SessionStore
 from tests.support.gateway_api import gateway_app
 
-TTL = 3600
 HEADERS = {"Authorization": "Bearer key-acme"}
 
 
