@@ -14,6 +14,7 @@ import importlib.util
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -204,6 +205,9 @@ def valkey_argv(port: int, data_dir: Path) -> list[str]:
     ]
 
 
+# How long `restart` waits for a part that is dying on its own to be gone.
+DYING_S = 5.0
+
 # Embedded brokers that keep their data across a restart (Tansu's storage is in memory).
 PERSISTENT_BROKERS = {"noida"}
 
@@ -371,8 +375,13 @@ class EmbeddedStack:
         if not self.restartable(name):
             raise StackError(f"{name} keeps its data in memory: a restart would lose it")
         child = self.child(name)
-        if child.running():
-            raise StackError(f"{name} is still running; kill it first")
+        if child.running() and child.popen is not None:
+            # A part that killed itself (a crash point) may not be reaped yet when its
+            # clients already saw it go: give it a moment to be gone.
+            try:
+                await asyncio.to_thread(child.popen.wait, DYING_S)
+            except subprocess.TimeoutExpired:
+                raise StackError(f"{name} is still running; kill it first") from None
         child.start()
         if name == "valkey":
             await probes.valkey_ready(child, self.redis_url, timeout_s)
