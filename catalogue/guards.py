@@ -83,6 +83,17 @@ def _qualifying(context: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(rf"(?:[\s-]+[\w'’]+){{0,2}}?[\s-]+(?:{nouns.pattern})", re.IGNORECASE)
 
 
+# ... and after a definite article with one or two describing words ("the marketing outlook
+# for 2027", "the thin red stripe"), unless a place preposition comes first ("post it in the
+# team slack") or the describer is one that qualifies a product account ("the shared outlook").
+DEFINITE_BEFORE = re.compile(
+    r"(?<!\w)(?<!in\s)(?<!on\s)(?<!to\s)(?<!via\s)(?:the|this|that)\s+"
+    r"(?!(?:shared|team|company|work|office|main|same|usual|old|new|existing|current|internal|our|my|your|their)(?!\w))"
+    r"(?:(?!(?:to|in|on|into|onto|via|through|from|with|and|or|for|at|by|of|the)(?!\w))[a-z'’-]+\s+){1,2}\Z",
+    re.IGNORECASE,
+)
+
+
 def _ordinary_grammar(text: str, hit: Hit) -> bool:
     """A lower-case alias standing where only the ordinary word can (see DEGREE_BEFORE)."""
     if not text[hit.start].islower():
@@ -91,6 +102,7 @@ def _ordinary_grammar(text: str, hit: Hit) -> bool:
     return bool(
         DEGREE_BEFORE.search(text, window, hit.start)
         or ARTICLE_BEFORE.search(text, window, hit.start)
+        or DEFINITE_BEFORE.search(text, window, hit.start)
     )
 
 
@@ -226,7 +238,26 @@ def schedule_is_a_schedule(text: str, hit: Hit) -> bool:
     )
 
 
+# "the text the client sent" is a noun; "text the client" the verb that sends an SMS.
+TEXT_AS_NOUN = re.compile(
+    r"(?<!\w)(?:the|a|an|this|that|any|each|every|of|their|his|her|its|your|my|our)\s+\Z",
+    re.IGNORECASE,
+)
+
+
+TEXT_NOUN_PHRASE = re.compile(r"texts?[\s-]+(?:messages?|alerts?|notifications?|reminders?)\b")
+
+
+def text_is_a_verb(text: str, hit: Hit) -> bool:
+    """An SMS paraphrase that starts with "text" counts only where "text" is a verb."""
+    said = text[hit.start : hit.end].lower()
+    if not said.startswith("text") or TEXT_NOUN_PHRASE.match(said):
+        return True
+    return not TEXT_AS_NOUN.search(text, max(0, hit.start - WINDOW), hit.start)
+
+
 GUARDS: dict[str, Callable[[str, Hit], bool]] = {
+    "twilio_sms": text_is_a_verb,
     "text_summarizer": summary_is_a_step,
     "scheduler": schedule_is_a_schedule,
 }

@@ -16,7 +16,7 @@ from catalogue.guards import allowed, covered, product_sense, summary_noun_hits
 from catalogue.lexicon import phrase_hits, ref_hits
 from catalogue.model import Catalogue
 from catalogue.phrases import REF, Hit, alias_hits, without_overlaps
-from catalogue.removals import removed_indices
+from catalogue.removals import historical_indices, removed_indices
 from catalogue.retractions import persisting, rejected_indices
 from catalogue.schedule import schedule_hits
 
@@ -37,10 +37,14 @@ class MatchResult:
     `restored_refs` bring an item back by a reference ("put the calendar event back in"),
     applied by the caller only to an item the user removed earlier.
     `swap` says the message replaces something ("post it there instead", "back to Slack").
+    `past` are ids named only as history ("we used to track this in Jira", "I used to check
+    it by hand every night"): not asked for, and not taken back either, so an item the user
+    asked for earlier stays.
     """
 
     mentioned: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
+    past: tuple[str, ...] = ()
     removed_refs: tuple[tuple[str, ...], ...] = ()
     restored_refs: tuple[tuple[str, ...], ...] = ()
     swap: bool = False
@@ -92,12 +96,18 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     indices = removed_indices(text, candidates) | rejected_indices(text, candidates)
     indices |= persisting(text, candidates, indices)
     indices |= chosen_over(text, candidates, catalogue)
+    history = historical_indices(text, candidates) - indices
+    history |= persisting(text, candidates, history) - indices
     gone = {candidates[i] for i in indices}
-    last_removed = {hit.id: hit in gone for hit in found}
+    then = {candidates[i] for i in history}
+    last = {
+        hit.id: "removed" if hit in gone else "past" if hit in then else "named" for hit in found
+    }
     order = dict.fromkeys(hit.id for hit in found)
     return MatchResult(
-        mentioned=tuple(id_ for id_ in order if not last_removed[id_]),
-        removed=tuple(id_ for id_ in order if last_removed[id_]),
+        mentioned=tuple(id_ for id_ in order if last[id_] == "named"),
+        removed=tuple(id_ for id_ in order if last[id_] == "removed"),
+        past=tuple(id_ for id_ in order if last[id_] == "past"),
         removed_refs=tuple(
             group
             for hit, group in refs.items()
@@ -106,7 +116,7 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
         restored_refs=tuple(
             group
             for hit, group in refs.items()
-            if hit not in gone and not bare(text, hit) and restores(text, hit)
+            if hit not in gone and hit not in then and not bare(text, hit) and restores(text, hit)
         ),
         swap=bool(found) and bool(SWAP.search(text)),
     )
@@ -141,9 +151,18 @@ def bare(text: str, ref: Hit) -> bool:
     return " ".join(text[ref.start : ref.end].lower().split()) in BARE_REFS
 
 
+# "no email is needed here", "no emails necessary": the whole kind of output is unwanted.
+BARE_NONE = re.compile(r"(?<!\w)no\s+\Z", re.IGNORECASE)
+BARE_UNNEEDED = re.compile(
+    r"\s+(?:(?:is|are)\s+)?(?:needed|necessary|required|wanted)(?!\w)", re.IGNORECASE
+)
+
+
 def bare_part_dropped(text: str, ref: Hit) -> bool:
     """ "forget the email, I never read those": a bare reference dropped as a whole."""
     before = text[max(0, ref.start - 40) : ref.start]
+    if BARE_NONE.search(before) and BARE_UNNEEDED.match(text, ref.end):
+        return True
     return bool(BARE_DROP.search(before) and BARE_END.match(text, ref.end))
 
 

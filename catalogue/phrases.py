@@ -18,8 +18,9 @@ BEFORE, AFTER = r"(?<!\w)", r"(?!\w)"
 
 
 # What ends a sentence for the rules that look no further than one.
-SENTENCE_END = re.compile(r"[.!?;\n]")
-SENTENCE = re.compile(r"[^.!?;\n]+")
+# An ellipsis ends a thought as a full stop does ("a weekly digest… nah, forget that").
+SENTENCE_END = re.compile(r"[.!?;\n…]")
+SENTENCE = re.compile(r"[^.!?;\n…]+")
 # The id of a back-reference hit ("the sheet"): a place a removal may reach, not an item.
 REF = "@ref"
 

@@ -80,6 +80,10 @@ TRAILING = words(
     r"|(?:is|are)\s+(?:way\s+|far\s+|a\s+bit\s+|much\s+)?too\s+(?:pricey|expensive|costly|complicated|heavy|much)"
     r"|(?:is|are)\s+(?:overkill|off\s+the\s+table|not\s+worth\s+it)"
     r"|won['’]?t\s+be\s+(?:needed|necessary|required|used)"
+    # "Outlook should not be part of this", "Dropbox isn't involved", "the CRM stays out of it".
+    r"|(?:should|must|need|will|does|do)(?:n['’]?t|\s+not)\s+(?:be\s+)?(?:part\s+of|involved|included|in\s+the\s+loop|touched|used)"
+    r"|(?:is|are)(?:n['’]?t|\s+not)\s+(?:part\s+of|involved|included|in\s+the\s+loop)"
+    r"|(?:stays?|stay)\s+out\s+of"
     r"|(?:got|was|were|is|has\s+been|have\s+been)\s+(?:cancell?ed|dropped|scrapped|discontinued|shut\s+down|retired)"
     r"|(?:can|could)\s+go(?!\s+(?:to|in|into|on))"
     r"|(?:is|are)\s+(?:a\s+)?(?:no-?go|non-?starter|out\s+of\s+the\s+question|dead\s+to\s+(?:us|me))"
@@ -98,12 +102,21 @@ TRAILING = words(
 HISTORY_AFTER = words(
     r"(?:years|months|ages|decades|a\s+(?:few|couple\s+of)\s+years|a\s+long\s+time)\s+ago"
 )
+# "maybe I'll open a Shopify shop next year": a clause about a vague future, not the plan.
+FUTURE_AFTER = words(
+    r"next\s+(?:year|yr|spring|summer|autumn|fall|winter)|some\s*day|one\s+day|eventually|down\s+the\s+(?:road|line)"
+    r"|in\s+the\s+(?:future|long\s+run)|(?:not|but\s+not)\s+(?:now|yet|right\s+now|for\s+now)"
+)
+# ... said as a possibility, not a request.
+MAYBE = words(
+    r"maybe|perhaps|might|may|possibly|if\s+(?:i|we)\s+(?:feel|get|have|decide)|thinking\s+(?:of|about)|someday"
+)
 # ... unless the clause comes back to the present: "set up Slack years ago and still use it".
 STILL = words(r"still|now|today|these\s+days|again")
 # "no need to open the PDFs", "there's no need to bother translating it": everything the
 # rest of the clause names is unwanted, not only what directly follows.
 NO_NEED = words(
-    r"no\s+need\s+(?:to|for|of)|(?:don['’]?t|do\s+not|doesn['’]?t|does\s+not)\s+(?:really\s+|even\s+)?need\s+to"
+    r"no\s+need\s+(?:to|for|of)|(?:don['’]?t|do\s+not|doesn['’]?t|does\s+not)\s+(?:really\s+|even\s+)?need\s+(?:(?:it|them|this|you|the\s+\w+)\s+)?to"
     r"|needn['’]?t|(?:it['’]?s|is)\s+not\s+necessary\s+to"
 )
 NO_NEED_END = re.compile(
@@ -117,6 +130,9 @@ OUT = words(r"out")
 ANAPHORA = words(
     r"(?:skip|drop|scrap|scratch|ditch|remove|forget(?:\s+about)?|lose|kill|nix|bin)\s+(?:it|that|this|them|those)(?:\s+(?:one|part|bit|step))?"
     r"|(?:leave|take|keep|cut)\s+(?:it|that|this|them)\s+out"
+    # "the fans are on Discord but this shouldn't post anything there": a negated action there.
+    r"|(?:shouldn['’]?t|should\s+not|don['’]?t|do\s+not|won['’]?t|will\s+not|mustn['’]?t|must\s+not|never)"
+    r"\s+(?:[a-z]+\s+){1,2}?(?:(?:anything|stuff|something|messages?|posts?|notifications?)\s+)?(?:in\s+)?there"
 )
 # ... unless it is a condition or a placement: "skip it if it is spam", "drop it into the folder".
 NOT_ANAPHORA = re.compile(
@@ -132,8 +148,15 @@ HISTORY = words(
     r"years\s+ago|a\s+while\s+ago|before\s+(?:we|i)\s+(?:used|had|kept|sent|ran|were|was|did)"
     # Someone else's suggestion is not the user's request: "a colleague suggested Airtable".
     r"|(?:someone|somebody|people|(?:a|my|our|one)\s+(?:\w+\s+)?(?:colleague|boss|manager|friend|cohost|co-host"
-    r"|partner|coworker|co-worker|nephew|consultant|assistant|contractor))\s+(?:suggested|recommended|proposed"
-    r"|mentioned|keeps?\s+(?:saying|suggesting|pushing))"
+    r"|partner|coworker|co-worker|nephew|niece|consultant|assistant|contractor|supervisor|daughter|son|wife|husband"
+    r"|sister|brother|cousin|dad|mum|mom|uncle|aunt|neighbou?r|accountant|advisor|adviser|cto|ceo|it\s+guy|web\s+guy"
+    r"|team\s*lead|investor|mentor)(?:\s+[A-Z][\w'’-]+)?)\s+(?:(?:also|once|always|then)\s+)?"
+    r"(?:suggest(?:s|ed)?|recommend(?:s|ed)?|propos(?:e|es|ed)|mention(?:s|ed)?|swears?\s+by|loves?"
+    r"|keeps?\s+(?:saying|suggesting|pushing|telling\s+(?:me|us))|told\s+(?:me|us)|tells?\s+(?:me|us)"
+    r"|wants?\s+(?:me|us)\s+to|wanted\s+(?:me|us)\s+to|push(?:es|ed)?\s+for|insist(?:s|ed)?(?:\s+on)?)"
+    # "Originally I thought WhatsApp for the cast": an idea the user had before, not the plan.
+    r"|(?:originally|initially|at\s+first)\s*,?\s*(?:i|we)\s+(?:thought|figured|wanted|planned|considered"
+    r"|was\s+thinking|were\s+thinking|had\s+in\s+mind)"
     r"|used\s+to|previously|formerly|in\s+the\s+past|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
     r"|(?:our|the)\s+(?:old|previous|former|legacy)\s+(?:setup|system|tool|tools|process|way|workflow|stack|solution|provider|vendor|app|crm|thing)"
 )
@@ -162,7 +185,7 @@ FILLER = words(
     r"the|a|an|our|my|your|their|that|this|those|these|any\s+more|anymore|any|whole|entire|part|step|bit"
     r"|integration|account|stuff|thing|one|node|connection|either|altogether|entirely|completely|too|as\s+well"
     r"|for\s+now|about|even|really|actually|necessarily|probably|honestly|here|bits?|pieces?|side|route|channel|messages?"
-    r"|trial|subscription|licen[cs]e|plan|contract|setup|idea|option"
+    r"|trial|subscription|licen[cs]e|plan|contract|setup|idea|option|own|separate|extra|additional|dedicated|special"
 )
 # Verbs that may stand only before the first item: "not to Slack", "don't need the SMS part".
 LEAD_IN = words(
@@ -171,6 +194,8 @@ LEAD_IN = words(
     # "never send anything to customers from Outlook".
     r"|have|has|like|bother\s+with|look(?:ing)?|check(?:ing)?|doing|from|anything|something"
     r"|clients?|customers?|users?|them|him|her|us|me"
+    # "don't add a calculation step", "no need to involve Jira", "never open the PDFs".
+    r"|add|include|involve|create|build|set\s+up|make|open|run|attach|bring\s+in|touch|go\s+through"
     r"|(?:post|send|save|upload|store|put|write|log|push|sync|notify|message|ping|tell|alert|email|contact)(?:ing|s)?"
     r"(?:\s+(?:it|them|this|that|everything|anything|anymore))?(?:\s+back)?(?:\s+(?:to|into|in|on|via|through))?"
 )
@@ -217,20 +242,16 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
             continue
         if CANCELLED.search(text, max(0, match.start() - WINDOW), match.start()):
             continue
-        if NEGATION.fullmatch(match[0]) and _in_condition(text, match.start()):
+        if NEGATION.fullmatch(match[0]) and (
+            _in_condition(text, match.start()) or _excepted(text, match.end())
+        ):
             continue
         removed |= _after(text, match, hits, starts)
     for match in TRAILING.finditer(text):
         removed |= _before(
             text, match.start(), hits, ends, plural=match.group(0)[:3].lower() == "are"
         )
-    return (
-        removed
-        | _circumfix(text, hits, starts)
-        | _anaphora(text, hits)
-        | historical_indices(text, hits)
-        | _no_need(text, hits)
-    )
+    return removed | _circumfix(text, hits, starts) | _anaphora(text, hits) | _no_need(text, hits)
 
 
 def _no_need(text: str, hits: list[Hit]) -> set[int]:
@@ -298,6 +319,19 @@ def _anaphora(text: str, hits: list[Hit]) -> set[int]:
     return removed
 
 
+# "don't post to Slack unless it is urgent": a negation with an exception is a filter.
+EXCEPTION = words(
+    r"unless|except(?:\s+(?:for|when|if))?|other\s+than|apart\s+from|only\s+(?:if|when)|until"
+)
+EXCEPTION_END = re.compile(r"[.;!?\n]|(?<!\w)but(?!\w)", re.IGNORECASE)
+
+
+def _excepted(text: str, pos: int) -> bool:
+    """Whether the rest of a negated clause names an exception (see EXCEPTION)."""
+    end = EXCEPTION_END.search(text, pos)
+    return EXCEPTION.search(text, pos, end.start() if end else len(text)) is not None
+
+
 def _in_condition(text: str, pos: int) -> bool:
     """Whether `pos` lies in the if-clause that opens its sentence (before the first comma)."""
     opening = sentence_start(text, pos)
@@ -323,7 +357,19 @@ def historical_indices(text: str, hits: list[Hit]) -> set[int]:
         end = OPENER_END.search(text, match.end())
         stop = end.start() if end else len(text)
         gone |= {i for i, hit in enumerate(hits) if match.end() <= hit.start and hit.end <= stop}
-    return gone
+    return gone | _someday(text, hits)
+
+
+def _someday(text: str, hits: list[Hit]) -> set[int]:
+    """Items of a clause that puts them in a vague future as a possibility (FUTURE_AFTER)."""
+    later: set[int] = set()
+    for match in FUTURE_AFTER.finditer(text):
+        opening = _clause_start(text, match.start())
+        end = CLAUSE_END.search(text, match.end())
+        stop = end.start() if end else len(text)
+        if match[0].lower().startswith(("not", "but")) or MAYBE.search(text, opening, stop):
+            later |= {i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= stop}
+    return later
 
 
 def _clause_start(text: str, pos: int) -> int:
@@ -354,6 +400,9 @@ def _after(text: str, phrase: re.Match[str], hits: list[Hit], starts: dict[int, 
             taken.append(index)
             break
         if noun and index is not None and _drops_a_part(text, phrase, hits[index], noun):
+            taken.append(index)
+            break
+        if noun and index is not None and _negated_output(text, phrase, noun):
             taken.append(index)
             break
         if noun:
@@ -388,6 +437,27 @@ def _drops_a_part(text: str, phrase: re.Match[str], hit: Hit, noun: re.Match[str
         and VERB_REMOVAL.fullmatch(phrase.group(0))
         and DEFINITE.search(text, phrase.end(), hit.start)
         and PART_ENDS.match(text, part.end())
+    )
+
+
+# "don't create a Jira ticket for these", "never send a Slack message": no such output at all,
+# said with a verb that makes one; "don't send Slack messages to clients" only narrows it.
+NEGATED = words(
+    r"don['’]?t|do\s+not|never|won['’]?t|will\s+not|shouldn['’]?t|should\s+not|no\s+need\s+to"
+)
+MAKES = words(r"create|open|make|send|post|add|raise|file|log|write|start|set\s+up")
+OUTPUT_ENDS = re.compile(
+    r"\s*(?:[.!?;,\n]|\Z|(?:for\s+(?:this|these|that|those|them|it|now)|here|at\s+all|please|too|either)(?!\w))",
+    re.IGNORECASE,
+)
+
+
+def _negated_output(text: str, phrase: re.Match[str], noun: re.Match[str]) -> bool:
+    """Whether "<negation> <make> a <item> <noun>" says the item's output is not wanted."""
+    return bool(
+        NEGATED.fullmatch(phrase.group(0))
+        and MAKES.search(text, phrase.end(), noun.start())
+        and OUTPUT_ENDS.match(text, noun.end())
     )
 
 

@@ -19,7 +19,10 @@ from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start
 # A "no" that goes on to say something else ("No emojis", "No, that's fine") is not one.
 REJECTION = re.compile(
     r"\s*(?:(?:hmm+|hm+|um+|uh+|actually|wait|oh|ok(?:ay)?|well|on\s+second\s+thought)[\s,.]+)*"
-    r"(?:no|nah|nope)(?!\w)\s*(?:[.!]|\Z|,?\s*(?:forget|scratch|skip|drop|ditch|not\s+that)(?!\w))",
+    r"(?:no|nah|nope)(?!\w)\s*(?:[.!]|\Z|,?\s*(?:forget|scratch|skip|drop|ditch|not\s+that)(?!\w)"
+    # "wait, no, that was the last show": the sentence before was about something else.
+    r"|,?\s*(?:that\s+was|that['’]s\s+(?:from|for)|that\s+(?:is|was)\s+(?:from|for))\s+(?:the|my|our|a|an)\s+"
+    r"(?:last|old|previous|other|different|former)(?!\w))",
     re.IGNORECASE,
 )
 # What, between two namings of an item in one sentence, can bring a removed item back.
@@ -39,7 +42,7 @@ def rejected_indices(text: str, hits: list[Hit]) -> set[int]:
         if start >= len(text) or not REJECTION.match(text, start):
             continue
         end = start - 1
-        while end > 0 and text[end - 1] in ".!?;\n \t":  # "Notion... actually no": one end
+        while end > 0 and text[end - 1] in ".!?;\n \t…":  # "Notion... actually no": one end
             end -= 1
         previous = sentence_start(text, end)
         gone |= {i for i, hit in enumerate(hits) if previous <= hit.start < start and hit.id != REF}

@@ -40,6 +40,13 @@ SCHEDULE = words(
             rf"{WEEKDAY}s?\s+{DAYPART}s",
             r"(?:once|twice|\w+\s+times)\s+(?:a|per|every)\s+(?:day|week|month|hour)",
             rf"(?:at|around)\s+(?:{CLOCK_12}|{CLOCK_24}|noon|midnight)",
+            # "at 6 in the evening", "around 7 at night".
+            rf"(?:at|around)\s+\d{{1,2}}(?::[0-5]\d)?\s+(?:in\s+the\s+{DAYPART}|at\s+night)",
+            # Relative to each event: "the day before the appointment", "2 hours ahead of each shift".
+            rf"(?:the\s+)?(?:day|night|evening|morning|week|{COUNT}\s+(?:hours?|days?|weeks?))\s+"
+            r"(?:before|ahead\s+of|prior\s+to)\s+(?:the|each|every|their|his|her|its|a|an)\s+"
+            r"(?:appointments?|bookings?|reservations?|sessions?|classes|class|shifts?|events?|visits?|meetings?"
+            r"|deadlines?|due\s+dates?|check-?ins?|arrivals?|departures?|flights?|games?|matches|match|lessons?|jobs?)",
             r"cron(?:tab)?",
             # "the first business day of the month", "the 2nd of every month".
             rf"(?:{ORDINAL})\s+(?:business\s+|working\s+|week)?day\s+of\s+(?:the|each|every|a)\s+month",

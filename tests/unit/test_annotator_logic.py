@@ -310,3 +310,31 @@ def test_a_removed_item_comes_back_by_a_reference_to_it():
 def test_a_reference_alone_adds_nothing_that_was_never_removed():
     notes = play(["Add a row to Google Sheets for every order.", "Bring back the calendar too."])
     assert "google_calendar" not in items(notes)
+
+
+def test_a_mention_in_the_past_does_not_take_back_what_was_asked_for():
+    notes = play(
+        [
+            "Every Friday at 4pm post the weekly numbers from the Google Sheet to Slack.",
+            "I used to do this by hand every Friday, and before that we kept a spreadsheet in Excel.",
+        ]
+    )
+    assert {"scheduler", "google_sheets", "slack"} <= items(notes)
+    assert not notes.removed
+
+
+def test_a_mention_in_the_past_adds_nothing():
+    notes = play(
+        ["Copy new Stripe payments into Airtable.", "We used to do this in Zapier and Trello."]
+    )
+    assert "trello" not in items(notes) and "trello" not in notes.removed
+
+
+def test_a_kind_of_output_declared_unneeded_removes_the_item_named_beside_it():
+    notes = play(
+        [
+            "Watch the Gmail inbox for invoices and log them in Google Sheets.",
+            "Our mail is Gmail, but no email is needed.",
+        ]
+    )
+    assert "gmail" not in items(notes)
