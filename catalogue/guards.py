@@ -52,8 +52,16 @@ RECAP_OBJECT = re.compile(
 )
 # "proceed as summarized": the assistant's summary, not a summary step.
 AS_SUMMARIZED = re.compile(r"(?:as|you['’]?ve|you\s+have|you|just)\s+\Z", re.IGNORECASE)
-# "let me digest that": the user thinking, not a digest step.
-DIGEST_AS_THINKING = re.compile(r"(?:let\s+me|need\s+to|have\s+to|time\s+to)\s+\Z", re.IGNORECASE)
+# "let me digest that", "can't digest the kibble", "easy to digest": the verb, not a digest step.
+DIGEST_AS_THINKING = re.compile(
+    r"(?:let\s+me|to|can['’]?t|cannot|can|could|won['’]?t|don['’]?t|doesn['’]?t|didn['’]?t|will|would|should|must|helps?)\s+\Z",
+    re.IGNORECASE,
+)
+# "the last page has the summary of charges": a summary in the data, not one the workflow writes.
+SUMMARY_IN_DATA = re.compile(
+    r"(?:has|have|had|contains?|includes?|shows?|with|there['’]?s|there\s+is|at)\s+(?:a|an|the|its|their|his|her)\s+\Z",
+    re.IGNORECASE,
+)
 # "summary" alone is too often a request to the assistant to count, but a recurring or
 # changelog summary is something the workflow produces.
 SUMMARY_NOUN = words(r"(?:daily|weekly|monthly|nightly|changelog|release)\s+(summar(?:y|ies))")
@@ -94,6 +102,14 @@ DEFINITE_BEFORE = re.compile(
 )
 
 
+# ... and after a quantity ("a lot of discord", "a bit of slack"): a mass noun, not a product.
+QUANTITY_BEFORE = re.compile(
+    r"(?<!\w)(?:a\s+lot|lots|plenty|a\s+bit|a\s+little|a\s+great\s+deal|signs?|sources?|full|amount|level|kind|sort)"
+    r"\s+of\s+\Z",
+    re.IGNORECASE,
+)
+
+
 def _ordinary_grammar(text: str, hit: Hit) -> bool:
     """A lower-case alias standing where only the ordinary word can (see DEGREE_BEFORE)."""
     if not text[hit.start].islower():
@@ -103,6 +119,7 @@ def _ordinary_grammar(text: str, hit: Hit) -> bool:
         DEGREE_BEFORE.search(text, window, hit.start)
         or ARTICLE_BEFORE.search(text, window, hit.start)
         or DEFINITE_BEFORE.search(text, window, hit.start)
+        or QUANTITY_BEFORE.search(text, window, hit.start)
     )
 
 
@@ -134,8 +151,10 @@ def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
 
 def summary_is_a_step(text: str, hit: Hit) -> bool:
     """A summary the workflow produces, not a recap the user asks the assistant for."""
-    if RECAP_OBJECT.match(text, hit.end) or AS_SUMMARIZED.search(
-        text, max(0, hit.start - WINDOW), hit.start
+    if (
+        RECAP_OBJECT.match(text, hit.end)
+        or AS_SUMMARIZED.search(text, max(0, hit.start - WINDOW), hit.start)
+        or SUMMARY_IN_DATA.search(text, max(0, hit.start - WINDOW), hit.start)
     ):
         return False
     phrase = text[hit.start : hit.end].lower()
@@ -143,6 +162,19 @@ def summary_is_a_step(text: str, hit: Hit) -> bool:
         phrase == "digest"
         and DIGEST_AS_THINKING.search(text, max(0, hit.start - WINDOW), hit.start)
     )
+
+
+# "looks up the weather forecast for Saturday morning online": the lookup and where it looks
+# may stand further apart than a lexicon gap allows.
+WEB_LOOKUP = words(
+    r"(?:look(?:s|ed|ing)?\s+up|search(?:es|ed|ing)?\s+for)\s+(?:[\w'’%$-]+\s+){1,8}?"
+    r"(?:online|on\s+the\s+(?:web|internet)|on\s+google)"
+)
+
+
+def web_lookup_hits(text: str) -> list[Hit]:
+    """Web search hits where a lookup says it looks online (see WEB_LOOKUP)."""
+    return [Hit(m.start(), m.end(), "web_search") for m in WEB_LOOKUP.finditer(text)]
 
 
 def summary_noun_hits(text: str) -> list[Hit]:
@@ -193,8 +225,12 @@ ROSTER = words(r"rotas?|rosters?|rotations?|shift\s+patterns?|on[\s-]call\s+sche
 # episode" is two).
 # A relative clause after a comma is its own clause too: "forms, which our receptionist
 # scans every afternoon" is a person's routine inside a request.
+# "so" with a new subject starts a consequence ("I do markets on Saturdays so sometimes I'm
+# slow to reply"); "so" with an imperative stays one request ("so have it ready by then").
 CLAUSE_BREAK = re.compile(
-    r"(?<!\w)(?:but|though|although|however)(?!\w)|,\s*(?=(?:which|who|whom)(?!\w))", re.IGNORECASE
+    r"(?<!\w)(?:but|though|although|however)(?!\w)|,\s*(?=(?:which|who|whom)(?!\w))"
+    r"|(?<!\w)so\s+(?=(?:(?:sometimes|often|usually|then)\s+)?(?:i|we|they|he|she)(?:['’]|\s))",
+    re.IGNORECASE,
 )
 
 
@@ -248,9 +284,15 @@ TEXT_AS_NOUN = re.compile(
 TEXT_NOUN_PHRASE = re.compile(r"texts?[\s-]+(?:messages?|alerts?|notifications?|reminders?)\b")
 
 
+# "ping my phone on Telegram": the phone is where another named channel arrives.
+ON_A_CHANNEL = re.compile(r"\s+(?:on|via|through|using|with|in)\s+[A-Z]")
+
+
 def text_is_a_verb(text: str, hit: Hit) -> bool:
-    """An SMS paraphrase that starts with "text" counts only where "text" is a verb."""
+    """An SMS paraphrase counts where "text" is a verb and no other channel is named for it."""
     said = text[hit.start : hit.end].lower()
+    if "phone" in said and ON_A_CHANNEL.match(text, hit.end):
+        return False
     if not said.startswith("text") or TEXT_NOUN_PHRASE.match(said):
         return True
     return not TEXT_AS_NOUN.search(text, max(0, hit.start - WINDOW), hit.start)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from catalogue.choices import chosen_over
-from catalogue.guards import allowed, covered, product_sense, summary_noun_hits
+from catalogue.guards import allowed, covered, product_sense, summary_noun_hits, web_lookup_hits
 from catalogue.lexicon import phrase_hits, ref_hits
 from catalogue.model import Catalogue
 from catalogue.phrases import REF, Hit, alias_hits, without_overlaps
@@ -25,6 +25,7 @@ from catalogue.schedule import schedule_hits
 FINDERS: dict[str, Callable[[str], list[Hit]]] = {
     "scheduler": schedule_hits,
     "text_summarizer": summary_noun_hits,
+    "web_search": web_lookup_hits,
 }
 
 

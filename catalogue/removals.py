@@ -16,7 +16,12 @@ from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, words
 
 _LEADING = (
     r"drop(?:ping)?",
-    r"remove",
+    r"remov(?:e|ing)",
+    r"ditching",
+    r"scrapping",
+    r"skipping",
+    r"nobody",
+    r"no\s+one",
     r"delete",
     r"ditch",
     r"forget",
@@ -78,7 +83,7 @@ TRAILING = words(
     r"|(?:is|are)\s+out(?!\s+of)"
     r"|(?:can|should)\s+be\s+(?:dropped|removed|skipped)"
     r"|(?:is|are)\s+(?:way\s+|far\s+|a\s+bit\s+|much\s+)?too\s+(?:pricey|expensive|costly|complicated|heavy|much)"
-    r"|(?:is|are)\s+(?:overkill|off\s+the\s+table|not\s+worth\s+it)"
+    r"|(?:is|are|would\s+be|seems?)\s+(?:(?:way|total|complete|a\s+bit|kind\s+of|kinda|probably|just)\s+)?(?:overkill|off\s+the\s+table|not\s+worth\s+it)"
     r"|won['’]?t\s+be\s+(?:needed|necessary|required|used)"
     # "Outlook should not be part of this", "Dropbox isn't involved", "the CRM stays out of it".
     r"|(?:should|must|need|will|does|do)(?:n['’]?t|\s+not)\s+(?:be\s+)?(?:part\s+of|involved|included|in\s+the\s+loop|touched|used)"
@@ -110,7 +115,10 @@ FUTURE_AFTER = words(
 # ... said as a possibility, not a request.
 MAYBE = words(
     r"maybe|perhaps|might|may|possibly|if\s+(?:i|we)\s+(?:feel|get|have|decide)|thinking\s+(?:of|about)|someday"
+    r"|(?:would|['’]d)\s+(?:be\s+(?:nice|good|great|cool)|like|love)"
 )
+# "eventually ..., but not yet": a later "not yet" in the sentence sets the clause aside too.
+NOT_YET = words(r"not\s+(?:yet|now|right\s+now)|maybe\s+later|for\s+now")
 # ... unless the clause comes back to the present: "set up Slack years ago and still use it".
 STILL = words(r"still|now|today|these\s+days|again")
 # "no need to open the PDFs", "there's no need to bother translating it": everything the
@@ -125,10 +133,14 @@ NO_NEED_END = re.compile(
 )
 # "keep Slack out of this", "leave the Trello part out": a verb, the items, then "out".
 CIRCUMFIX = words(r"keep|leave|take|cut|pull|rip|count")
-OUT = words(r"out")
+OUT = words(r"out|alone")
 # "I doubt we need Dropbox here, skip it": the removal points back at the last item named.
 ANAPHORA = words(
-    r"(?:skip|drop|scrap|scratch|ditch|remove|forget(?:\s+about)?|lose|kill|nix|bin)\s+(?:it|that|this|them|those)(?:\s+(?:one|part|bit|step))?"
+    r"(?:skip|drop|scrap|scratch|ditch|remove|forget(?:\s+about)?|lose|kill|nix|bin|dropped|scrapped|ditched|removed"
+    r"|killed|binned|decided\s+against|ruled\s+out|gave\s+up\s+on|left)\s+(?:it|that|this|them|those)(?:\s+(?:one|part|bit|step))?"
+    r"|(?:won['’]?t|don['’]?t|do\s+not|will\s+not|doesn['’]?t|never)\s+(?:really\s+|actually\s+)?(?:need|want|use|involve|touch)\s+(?:it|that|this|them)"
+    r"|(?:it['’]?s|that['’]?s|this\s+is|it\s+is|that\s+is|would\s+be)\s+(?:(?:way|total|complete|just|a\s+bit|probably|honestly)\s+)?"
+    r"(?:overkill|too\s+much(?:\s+(?:hassle|work|effort))?|too\s+(?:pricey|expensive|complicated|fiddly|noisy)|not\s+needed|unnecessary|pointless)"
     r"|(?:leave|take|keep|cut)\s+(?:it|that|this|them)\s+out"
     # "the fans are on Discord but this shouldn't post anything there": a negated action there.
     r"|(?:shouldn['’]?t|should\s+not|don['’]?t|do\s+not|won['’]?t|will\s+not|mustn['’]?t|must\s+not|never)"
@@ -150,13 +162,22 @@ HISTORY = words(
     r"|(?:someone|somebody|people|(?:a|my|our|one)\s+(?:\w+\s+)?(?:colleague|boss|manager|friend|cohost|co-host"
     r"|partner|coworker|co-worker|nephew|niece|consultant|assistant|contractor|supervisor|daughter|son|wife|husband"
     r"|sister|brother|cousin|dad|mum|mom|uncle|aunt|neighbou?r|accountant|advisor|adviser|cto|ceo|it\s+guy|web\s+guy"
-    r"|team\s*lead|investor|mentor)(?:\s+[A-Z][\w'’-]+)?)\s+(?:(?:also|once|always|then)\s+)?"
+    r"|team\s*lead|investor|mentor|co-?admin|admin|co-?founder|office|vendors|customers|clients|users|members|parents"
+    r"|staff|people)(?:\s+[A-Z][\w'’-]+)?)\s+(?:(?:also|once|always|then|even)\s+)?"
     r"(?:suggest(?:s|ed)?|recommend(?:s|ed)?|propos(?:e|es|ed)|mention(?:s|ed)?|swears?\s+by|loves?"
     r"|keeps?\s+(?:saying|suggesting|pushing|telling\s+(?:me|us))|told\s+(?:me|us)|tells?\s+(?:me|us)"
-    r"|wants?\s+(?:me|us)\s+to|wanted\s+(?:me|us)\s+to|push(?:es|ed)?\s+for|insist(?:s|ed)?(?:\s+on)?)"
+    r"|wants?\s+(?:me|us)\s+to|wanted\s+(?:me|us)\s+to|push(?:es|ed)?\s+for|insist(?:s|ed)?(?:\s+on)?"
+    r"|wants?\s+(?:it|them|this)|keeps?\s+asking(?:\s+for)?|kept\s+asking(?:\s+for)?|have\s+been\s+asking(?:\s+for)?"
+    r"|asked\s+(?:if|whether|about|for))"
     # "Originally I thought WhatsApp for the cast": an idea the user had before, not the plan.
-    r"|(?:originally|initially|at\s+first)\s*,?\s*(?:i|we)\s+(?:thought|figured|wanted|planned|considered"
+    r"|(?:originally|initially|at\s+first|first)\s*,?\s*(?:i|we)\s+(?:thought|figured|wanted|planned|considered"
     r"|was\s+thinking|were\s+thinking|had\s+in\s+mind)"
+    # "I was going to post it to Teams too, but ...": a plan given up.
+    r"|(?:i|we)\s+(?:was|were)\s+going\s+to|(?:i|we)\s+(?:had\s+)?planned\s+to"
+    # "the previous treasurer used QuickBooks", "the last coordinator had a Trello board".
+    r"|(?:the|our|my)\s+(?:last|previous|old|former)\s+(?:[\w-]+\s+){1,2}?(?:had|used|kept|ran|did|was\s+using|set\s+up)"
+    # "we looked at Intercom for this", "I evaluated Airtable": a candidate weighed.
+    r"|(?:we|i)\s+(?:looked\s+at|considered|evaluated|trialled|trialed|checked\s+out|played\s+(?:around\s+)?with|demoed)"
     r"|used\s+to|previously|formerly|in\s+the\s+past|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
     r"|(?:our|the)\s+(?:old|previous|former|legacy)\s+(?:setup|system|tool|tools|process|way|workflow|stack|solution|provider|vendor|app|crm|thing)"
 )
@@ -196,6 +217,9 @@ LEAD_IN = words(
     r"|clients?|customers?|users?|them|him|her|us|me"
     # "don't add a calculation step", "no need to involve Jira", "never open the PDFs".
     r"|add|include|involve|create|build|set\s+up|make|open|run|attach|bring\s+in|touch|go\s+through"
+    # "not a fan of Notion", "nobody on the crew uses Slack", "no one in the office reads it".
+    r"|(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of|uses|wants|needs|reads|checks|opens|looks\s+at|cares\s+about"
+    r"|crew|team|staff|office|company|here|family|club|really|even|actually|ever"
     r"|(?:post|send|save|upload|store|put|write|log|push|sync|notify|message|ping|tell|alert|email|contact)(?:ing|s)?"
     r"(?:\s+(?:it|them|this|that|everything|anything|anymore))?(?:\s+back)?(?:\s+(?:to|into|in|on|via|through))?"
 )
@@ -310,13 +334,39 @@ def _anaphora(text: str, hits: list[Hit]) -> set[int]:
         opening = sentence_start(text, match.start())
         if CONDITIONAL.match(text, opening):
             continue
+        if OPENS_WITH_NO.match(text, opening):
+            continue  # "nah, forget that": the sentence before, see retractions.REJECTION
+        idea = TENTATIVE.search(text, opening, match.start())
+        start = idea.end() if idea else opening
         before = [
             i
             for i, hit in enumerate(hits)
-            if opening <= hit.start and hit.end <= match.start() and hit.id != REF
+            if start <= hit.start and hit.end <= match.start() and hit.id != REF
         ]
-        removed |= {before[-1]} if before else set()
+        if idea:
+            removed |= set(before)  # "I thought about a daily digest email, but that's overkill"
+        elif before:
+            removed.add(before[-1])
+        elif opening and (earlier := _only_item_before(text, hits, opening)) is not None:
+            removed.add(earlier)  # "The old admin used QuickBooks. Please don't involve it."
     return removed
+
+
+# An idea the user floats before taking it back as a whole.
+TENTATIVE = words(
+    r"(?:i|we)\s+(?:thought\s+(?:about|of)|was\s+(?:also\s+)?thinking(?:\s+(?:of|about))?|were\s+(?:also\s+)?thinking"
+    r"(?:\s+(?:of|about))?|considered|toyed\s+with|wondered\s+about)|what\s+about|how\s+about|maybe\s+also"
+)
+OPENS_WITH_NO = re.compile(
+    r"\s*(?:(?:hmm+|um+|oh|well|ok(?:ay)?|actually)[\s,.]+)*(?:no|nah|nope)(?!\w)", re.IGNORECASE
+)
+
+
+def _only_item_before(text: str, hits: list[Hit], opening: int) -> int | None:
+    """The item of the sentence right before `opening`, when it names just one."""
+    previous = sentence_start(text, max(0, opening - 1))
+    inside = [i for i, hit in enumerate(hits) if previous <= hit.start < opening and hit.id != REF]
+    return inside[-1] if len({hits[i].id for i in inside}) == 1 else None
 
 
 # "don't post to Slack unless it is urgent": a negation with an exception is a filter.
@@ -357,19 +407,50 @@ def historical_indices(text: str, hits: list[Hit]) -> set[int]:
         end = OPENER_END.search(text, match.end())
         stop = end.start() if end else len(text)
         gone |= {i for i, hit in enumerate(hits) if match.end() <= hit.start and hit.end <= stop}
-    return gone | _someday(text, hits)
+    return gone | _someday(text, hits) | _set_aside(text, hits)
+
+
+# "doors are at 7pm, doesn't matter for this", "unrelated to this, just mentioning it": what
+# the sentence says is context, not a request.
+DISCLAIMER = words(
+    r"(?:does\s*n['’]?t|doesn['’]?t|does\s+not|won['’]?t)\s+matter\s+(?:for|here|to)|(?:is|are|that['’]?s|it['’]?s)\s+"
+    r"(?:not\s+(?:important|relevant)\s+(?:for|to|here)|irrelevant|unrelated)|unrelated\s+to\s+(?:this|the)"
+    r"|unrelated(?=\s*(?:[,.!;]|\Z))|(?:has|have)\s+nothing\s+to\s+do\s+with|nothing\s+to\s+automate|just\s+so\s+you\s+know|just\s+for\s+context"
+    r"|(?:that['’]?s|it['’]?s)\s+(?:just\s+)?(?:me|my\s+(?:job|problem|thing)|personal|a\s+(?:whole\s+)?(?:other|different|separate)\s+(?:thing|problem|story|matter))"
+    r"|not\s+the\s+(?:workflow|bot|automation)|(?:isn|aren)['’]?t\s+relevant|not\s+for\s+the\s+(?:workflow|bot|automation)"
+)
+
+
+def _set_aside(text: str, hits: list[Hit]) -> set[int]:
+    """Items of a sentence that calls itself context (DISCLAIMER); one that opens with the
+    disclaimer speaks of the sentence before."""
+    aside: set[int] = set()
+    for match in DISCLAIMER.finditer(text):
+        opening = sentence_start(text, match.start())
+        closing = SENTENCE_END.search(text, match.end())
+        stop = closing.start() if closing else len(text)
+        if not text[opening : match.start()].strip(" ,") and opening:
+            stop, opening = opening, sentence_start(text, max(0, opening - 1))
+        aside |= {i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= stop}
+    return aside
 
 
 def _someday(text: str, hits: list[Hit]) -> set[int]:
     """Items of a clause that puts them in a vague future as a possibility (FUTURE_AFTER)."""
-    later: set[int] = set()
+    gone: set[int] = set()
     for match in FUTURE_AFTER.finditer(text):
         opening = _clause_start(text, match.start())
         end = CLAUSE_END.search(text, match.end())
         stop = end.start() if end else len(text)
-        if match[0].lower().startswith(("not", "but")) or MAYBE.search(text, opening, stop):
-            later |= {i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= stop}
-    return later
+        closing = SENTENCE_END.search(text, match.end())
+        not_yet = NOT_YET.search(text, match.end(), closing.start() if closing else len(text))
+        if (
+            match[0].lower().startswith(("not", "but"))
+            or MAYBE.search(text, opening, stop)
+            or not_yet
+        ):
+            gone |= {i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= stop}
+    return gone
 
 
 def _clause_start(text: str, pos: int) -> int:

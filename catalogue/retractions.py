@@ -19,10 +19,15 @@ from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start
 # A "no" that goes on to say something else ("No emojis", "No, that's fine") is not one.
 REJECTION = re.compile(
     r"\s*(?:(?:hmm+|hm+|um+|uh+|actually|wait|oh|ok(?:ay)?|well|on\s+second\s+thought)[\s,.]+)*"
-    r"(?:no|nah|nope)(?!\w)\s*(?:[.!]|\Z|,?\s*(?:forget|scratch|skip|drop|ditch|not\s+that)(?!\w)"
+    r"(?:(?:no|nah|nope)(?!\w)\s*(?:[.!]|\Z|,?\s*(?:forget|scratch|skip|drop|ditch|not\s+that)(?!\w)"
+    # "Hmm, no, sorry, stick with Airtable": the sentence before floated an alternative.
+    r"|,?\s*(?:sorry,?\s*)?(?:stick|stay|keep|go)\s+with(?!\w)|.{0,80}?(?:forget|scrap|scratch|skip|drop)\s+(?:it|that)(?!\w)"
     # "wait, no, that was the last show": the sentence before was about something else.
     r"|,?\s*(?:that\s+was|that['’]s\s+(?:from|for)|that\s+(?:is|was)\s+(?:from|for))\s+(?:the|my|our|a|an)\s+"
-    r"(?:last|old|previous|other|different|former)(?!\w))",
+    r"(?:last|old|previous|other|different|former)(?!\w))"
+    # "Never mind.", "Not needed.", "Maybe someday, but not for this.": a whole sentence saying no.
+    r"|(?:never\s*mind|not\s+needed|not\s+necessary|no\s+thanks|not\s+(?:now|yet)|maybe\s+(?:someday|some\s+day|later|one\s+day))"
+    r"(?:\s*,?\s*(?:but\s+)?not\s+(?:for\s+(?:this|now)|now|yet))?\s*(?:[.!]|\Z))",
     re.IGNORECASE,
 )
 # What, between two namings of an item in one sentence, can bring a removed item back.

@@ -21,7 +21,7 @@ VERDICTS: tuple[Verdict, ...] = ("confirmed", "amend", "unclear")
 # a judgement about the summary ("looks good", "that's it").
 GO = re.compile(
     r"\b(?:build it|ship it|launch it|run it|start it|go ahead|go for it|do it|proceed|set it up|make it(?: happen| so)?|create it"
-    r"|let'?s (?:go|do it|do this)|confirm(?:ed)?|approved?|lgtm|good to go)\b|\bgo\W*$|👍|✅",
+    r"|let'?s (?:go|do it|do this)|confirm(?:ed)?|approved?|lgtm|good to go|please build(?=\W*(?:$|[.!,])))\b|\b(?:go|build)\W*$|👍|✅",
     re.IGNORECASE,
 )
 AFFIRM = re.compile(

@@ -17,6 +17,9 @@ NOTES = Notes(mentioned_integrations=["gmail", "slack"], mentioned_tools=["pdf_p
     [
         ("Yes, that is all. Go ahead and build it.", "confirmed"),
         ("Looks good!", "confirmed"),
+        ("Bene, that is all. Please build.", "confirmed"),
+        ("right, all correct, build", "confirmed"),
+        ("Please build a second one later, for now wait.", "unclear"),
         ("Actually, change the channel.", "amend"),
         ("Hmm, what does that mean for the budget?", "unclear"),
     ],

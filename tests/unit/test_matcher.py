@@ -723,3 +723,82 @@ def test_a_thought_taken_back(text: str, mentioned: set[str], removed: set[str])
 )
 def test_paraphrases_and_senses_in_other_words(text: str, expected: set[str]):
     assert set(find_mentions(text, CATALOGUE)) == expected
+
+
+# Second round, from 40 more fresh cases: each kind in other words, with near misses.
+SECOND_ROUND = [
+    # a floated idea taken back as a whole, and "nah, forget that" about the sentence before
+    (
+        "We considered a weekly Slack digest too, but that's overkill.",
+        set(),
+        {"slack", "text_summarizer"},
+    ),
+    (
+        "Could it text me as well? Nah, on reflection the email is plenty, forget that.",
+        set(),
+        {"twilio_sms"},
+    ),
+    ("Maybe Notion instead? Hmm, no, sorry, stay with Airtable.", {"airtable"}, {"notion"}),
+    ("We trialled Zendesk last spring and decided against it.", set(), {"zendesk"}),
+    ("Airtable would be lovely but it's too much hassle.", set(), {"airtable"}),
+    ("Leave Trello alone.", set(), {"trello"}),
+    ("Nobody in the office reads Outlook.", set(), {"outlook"}),
+    ("Not a fan of Asana.", set(), {"asana"}),
+    ("We're ditching HubSpot at the end of the quarter.", set(), {"hubspot"}),
+    ("Jira is way overkill here.", set(), {"jira"}),
+    # people who asked or held the job before, a plan given up, a later day
+    ("The old bookkeeper kept everything in QuickBooks.", set(), {"quickbooks"}),
+    ("Our members keep asking for a Discord server.", set(), {"discord"}),
+    ("I was going to send these to Teams as well.", set(), {"microsoft_teams"}),
+    ("Eventually we'd like Salesforce in the loop, but not yet.", set(), {"salesforce"}),
+    # context the user sets aside
+    ("Standup is every Tuesday at 10, which has nothing to do with this.", set(), {"scheduler"}),
+    (
+        "The cleaners check the rooms at 6pm daily. Unrelated, just so you know.",
+        set(),
+        {"scheduler"},
+    ),
+    # near misses: still requests
+    ("Our members want a Discord ping when a match is booked.", {"discord"}, set()),
+    (
+        "Every Friday at 5, post the totals in Slack, just so the team sees them.",
+        {"scheduler", "slack"},
+        set(),
+    ),
+    ("Send it to Slack, so we see it.", {"slack"}, set()),
+]
+
+
+@pytest.mark.parametrize(("text", "mentioned", "not_asked"), SECOND_ROUND)
+def test_second_round_of_removals_history_and_asides(
+    text: str, mentioned: set[str], not_asked: set[str]
+):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed) | set(result.past)) == (mentioned, not_asked)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Scan the pictures they upload and pull out the totals.", {"ocr"}),
+        ("Flag it when a tenant is fed up.", {"sentiment"}),
+        ("If the reply sounds hostile, escalate.", {"sentiment"}),
+        ("I'm fed up with copying rows by hand.", set()),
+        ("Do the sums per branch.", {"calculator"}),
+        ("Revenue divided by visits gives the average spend.", {"calculator"}),
+        ("Everything should be rendered in Polish.", {"translator"}),
+        ("Fire a POST at their intake endpoint with the id.", {"http_request"}),
+        ("Send the result to our backend.", {"http_request"}),
+        ("Mail lands in the company Office 365 inbox.", {"outlook"}),
+        ("Buzz my phone when it breaks.", {"twilio_sms"}),
+        ("Ping my phone on WhatsApp.", {"whatsapp"}),
+        ("Give me the gist of each thread.", {"text_summarizer"}),
+        ("The notes are easy to digest already.", set()),
+        ("The statement has the summary of fees on page two.", set()),
+        ("Look up each venue's opening hours for that weekend online.", {"web_search"}),
+        ("There was a lot of discord in the group chat.", set()),
+        ("Post in our discord #general channel.", {"discord"}),
+    ],
+)
+def test_second_round_paraphrases_and_senses(text: str, expected: set[str]):
+    assert set(find_mentions(text, CATALOGUE)) == expected
