@@ -53,6 +53,26 @@ def chosen_over(text: str, hits: list[Hit], catalogue: Catalogue) -> set[int]:
     return gone
 
 
+# "go back to WhatsApp", "stick with Trello": the choice of an item noted before.
+RECHOSEN_BEFORE = re.compile(
+    r"(?<!\w)(?:(?:go(?:ing)?\s+)?back\s+to|stick(?:ing)?\s+(?:with|to)|stay(?:ing)?\s+(?:with|on)|keep(?:ing)?\s+(?:it\s+)?(?:on|in|with))\s+\Z",
+    re.IGNORECASE,
+)
+
+
+def chosen_ids(text: str, hits: list[Hit], catalogue: Catalogue) -> tuple[str, ...]:
+    """Ids the message chooses as the one of their family ("just Discord", "stick with
+    Trello", "back to WhatsApp"): the caller drops noted alternatives of the same family."""
+    chosen = []
+    for hit in hits:
+        if hit.id == REF or _family(catalogue, hit.id) is None:
+            continue
+        before = text[max(0, hit.start - WINDOW) : hit.start]
+        if _chosen(text, hit) or RECHOSEN_BEFORE.search(before):
+            chosen.append(hit.id)
+    return tuple(dict.fromkeys(chosen))
+
+
 def _family(catalogue: Catalogue, id_: str) -> str | None:
     entry = catalogue.get(id_) if id_ != REF else None
     return getattr(entry, "family", None) if entry is not None else None

@@ -46,7 +46,7 @@ RECAP_OBJECT = re.compile(
     # workflow's own findings and a step.
     r"(?:what\s+(?:you|we|i)(?:['’]ve|['’]d|\s+(?:have|had|know|knew|understood|understand|said|discussed"
     r"|told|heard|got|gathered|noted|talked|covered|agreed|decided|mean|meant|wrote|asked))(?!\w)"
-    r"|where\s+we(?!\w)|so\s+far(?!\w)|"
+    r"|where\s+we(?!\w)|so\s+far(?!\w)|before\s+(?:you|we)\s+(?:build|start|begin|go|confirm)(?!\w)|"
     r"(?:the|our|this|my)\s+(?:conversation|chat|discussion|plan|requirements?|notes)(?!\w))",
     re.IGNORECASE,
 )
@@ -64,7 +64,11 @@ SUMMARY_IN_DATA = re.compile(
 )
 # "summary" alone is too often a request to the assistant to count, but a recurring or
 # changelog summary is something the workflow produces.
-SUMMARY_NOUN = words(r"(?:daily|weekly|monthly|nightly|changelog|release)\s+(summar(?:y|ies))")
+SUMMARY_NOUN = words(
+    r"(?:daily|weekly|monthly|nightly|changelog|release)\s+(summar(?:y|ies))"
+    # "a one-page summary made", "gives me a little summary": a summary the workflow writes.
+    r"|(?:a|an)\s+(?:(?!(?:of|for|to|in|on|the)(?!\w))[\w-]+\s+){0,2}?(summar(?:y|ies))(?!\s+of\s+(?:what|where|the\s+(?:conversation|chat|plan)))"
+)
 
 
 def covered(text: str, hit: Hit, phrases: tuple[str, ...]) -> bool:
@@ -136,7 +140,11 @@ def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
     `needs_context` ("teams", "linear") must also show the product: a `context` noun after it,
     a product preposition right before it, or a capital letter mid-sentence.
     """
-    if entry.ordinary and covered(text, hit, entry.ordinary):
+    if (
+        entry.ordinary
+        and covered(text, hit, entry.ordinary)
+        and not _capitalised_mid_sentence(text, hit)
+    ):
         return _names_a_part(text, hit, entry)
     if entry.ordinary and _ordinary_grammar(text, hit):
         return _names_a_part(text, hit, entry)
@@ -172,6 +180,21 @@ WEB_LOOKUP = words(
 )
 
 
+# "a photo goes into the folder; pull the text out of it": reading a picture named nearby.
+PICTURE = words(r"photos?|pictures?|images?|scans?|screenshots?|snapshots?|jpe?gs?|pngs?")
+TEXT_OUT_OF_IT = words(
+    r"(?:read|pull|extract|grab|get|lift)(?:s|ed|ing)?\s+(?:the\s+|any\s+)?(?:text|writing|words|handwriting|details|info|data|numbers)"
+    r"\s+(?:out\s+of|off|from)\s+(?:it|them|each\s+one|those|these)"
+)
+
+
+def picture_text_hits(text: str) -> list[Hit]:
+    """OCR hits where text is read out of "it" and the message names a picture."""
+    if not PICTURE.search(text):
+        return []
+    return [Hit(m.start(), m.end(), "ocr") for m in TEXT_OUT_OF_IT.finditer(text)]
+
+
 def web_lookup_hits(text: str) -> list[Hit]:
     """Web search hits where a lookup says it looks online (see WEB_LOOKUP)."""
     return [Hit(m.start(), m.end(), "web_search") for m in WEB_LOOKUP.finditer(text)]
@@ -179,14 +202,19 @@ def web_lookup_hits(text: str) -> list[Hit]:
 
 def summary_noun_hits(text: str) -> list[Hit]:
     """Summarizer hits on "summary" where a qualifier makes it a workflow step."""
-    return [Hit(m.start(1), m.end(1), "text_summarizer") for m in SUMMARY_NOUN.finditer(text)]
+    found = []
+    for m in SUMMARY_NOUN.finditer(text):
+        group = 1 if m.start(1) >= 0 else 2
+        hit = Hit(m.start(group), m.end(group), "text_summarizer")
+        found += [hit] if summary_is_a_step(text, hit) else []
+    return found
 
 
 # How often someone pays is a billing term, not when the workflow runs: "customers pay
 # annually, some monthly", "a monthly plan". Only the bare adverbs read this way.
 BARE_FREQUENCY = re.compile(r"(?:annually|yearly|quarterly|monthly|weekly|daily)\Z", re.IGNORECASE)
 BILLING = words(
-    r"pa(?:y|ys|id|ying)|bill(?:s|ed|ing)?|charg(?:e|es|ed|ing)|renew(?:s|ed|al)?|subscri(?:be|bes|bed|ption)s?|plans?"
+    r"pa(?:y|ys|id|ying)|bill(?:s|ed|ing)?|charg(?:e|es|ed|ing)|renew(?:s|ed|al)?|subscri(?:be|bes|bed|ption)s?|plans?|pass(?:es)?|memberships?|rent|fees?|rates?"
 )
 # "the rule is the same every day": always, not a schedule.
 CONSTANCY = words(r"(?:the\s+)?same\s+every\s+(?:day|time|week|month)")
@@ -203,17 +231,20 @@ DIRECTIVE = words(
 # "we release on Tuesdays", "every year we miss one": what people do, said as a fact.
 PERSON_STATEMENT = words(
     r"(?:we|i|they|he|she|people|everyone|nobody|somebody|someone"
+    r"|shifts|meetings|classes|lessons|services|events|trainings|deliveries|doors|markets|appointments"
     r"|(?:our|my|the|their)\s+(?:\w+\s+)?(?:team|teams|drivers|staff|people|customers|clients|users"
     r"|managers|agents|reps|accountants?|boss|manager|folks|employees|volunteers|students|teachers"
     r"|doctors|nurses|members|receptionists?|secretary|secretaries|assistants?|admins?|interns?"
     r"|paralegals?|partners?|colleagues?|co-?workers?|chefs?|cooks?|owners?|cleaners?|technicians?"
-    r"|bookkeepers?|dispatchers?|couriers?|tenants?|parents?|coaches?|editors?|writers?|volunteer))\s+"
+    r"|bookkeepers?|dispatchers?|couriers?|tenants?|parents?|coaches?|editors?|writers?|volunteer"
+    r"|council|board|committee|club|group|class|school|office|shop|store|clinic|church|lab"
+    r"|shifts?|meetings?|classes|lessons?|services|events?|trainings?|deliveries|doors|markets?))\s+"
     r"(?:usually\s+|always\s+|often\s+|normally\s+|typically\s+|mostly\s+|sometimes\s+|never\s+|still\s+)?"
     r"(?!(?:want|need|would|like|should|must|have|has|will|wanna|could|can|might|may)\b)[a-z]+"
 )
 # "start dates are usually Mondays": a day that describes the data.
 DESCRIBED = re.compile(
-    r"(?<!\w)(?:is|are|was|were)\s+(?:usually|mostly|always|often|normally|typically|generally)\s+(?:on\s+)?\Z",
+    r"(?<!\w)(?:is|are|was|were)\s+(?:usually|mostly|always|often|normally|typically|generally)\s+(?:held\s+|done\s+|scheduled\s+)?(?:on\s+|at\s+)?\Z",
     re.IGNORECASE,
 )
 
@@ -254,6 +285,25 @@ def clause_of(text: str, hit: Hit, opening: int, closing: int) -> str:
     return text[start : end.start() if end else closing]
 
 
+# "around 30 clients every week", "200 orders a day": how many, not when.
+VOLUME_BEFORE = re.compile(r"(?<!\w)\d[\d,.]*\s+[a-z]+(?:\s+[a-z]+)?\s+\Z", re.IGNORECASE)
+
+# "how that translates into cash flow", "translates to more sales": means, not a translation.
+LANGUAGE_OR_OBJECT = (
+    r"(?:english|german|spanish|french|italian|portuguese|dutch|polish|japanese|chinese|korean|arabic|turkish"
+    r"|swedish|danish|norwegian|finnish|czech|greek|hindi|russian|ukrainian|hebrew|vietnamese|thai|indonesian"
+    r"|romanian|hungarian|catalan|the|a|an|it|them|each|every|their|our|my|your|his|her|this|that|these|those"
+    r"|local|whatever|whichever|any|other|plain|simple|multiple|several|both|all|one|two|three|\w+['’]s)(?!\w)"
+)
+TRANSLATES_INTO = re.compile(rf"\s+(?:in)?to\s+(?!{LANGUAGE_OR_OBJECT})", re.IGNORECASE)
+
+
+def translation_is_a_step(text: str, hit: Hit) -> bool:
+    """ "translates into cash flow problems" means "becomes": not a translation step."""
+    said = text[hit.start : hit.end].lower()
+    return not (said.startswith("translat") and TRANSLATES_INTO.match(text, hit.end))
+
+
 def schedule_is_a_schedule(text: str, hit: Hit) -> bool:
     """A recurring time that says when the workflow runs, not a billing period, "always", or
     a fact about people or data."""
@@ -261,6 +311,8 @@ def schedule_is_a_schedule(text: str, hit: Hit) -> bool:
     found = SENTENCE.match(text, opening)
     sentence = found[0] if found else ""
     if BARE_FREQUENCY.match(text[hit.start : hit.end]) and BILLING.search(sentence):
+        return False
+    if VOLUME_BEFORE.search(text, max(0, hit.start - WINDOW * 2), hit.start):
         return False
     if observation(sentence, text[opening : hit.start]):
         return False
@@ -300,6 +352,7 @@ def text_is_a_verb(text: str, hit: Hit) -> bool:
 
 GUARDS: dict[str, Callable[[str, Hit], bool]] = {
     "twilio_sms": text_is_a_verb,
+    "translator": translation_is_a_step,
     "text_summarizer": summary_is_a_step,
     "scheduler": schedule_is_a_schedule,
 }

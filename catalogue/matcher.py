@@ -11,8 +11,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from catalogue.choices import chosen_over
-from catalogue.guards import allowed, covered, product_sense, summary_noun_hits, web_lookup_hits
+from catalogue.choices import chosen_ids, chosen_over
+from catalogue.guards import (
+    allowed,
+    covered,
+    picture_text_hits,
+    product_sense,
+    summary_noun_hits,
+    web_lookup_hits,
+)
 from catalogue.lexicon import phrase_hits, ref_hits
 from catalogue.model import Catalogue
 from catalogue.phrases import REF, Hit, alias_hits, without_overlaps
@@ -26,6 +33,7 @@ FINDERS: dict[str, Callable[[str], list[Hit]]] = {
     "scheduler": schedule_hits,
     "text_summarizer": summary_noun_hits,
     "web_search": web_lookup_hits,
+    "ocr": picture_text_hits,
 }
 
 
@@ -38,6 +46,8 @@ class MatchResult:
     `restored_refs` bring an item back by a reference ("put the calendar event back in"),
     applied by the caller only to an item the user removed earlier.
     `swap` says the message replaces something ("post it there instead", "back to Slack").
+    `chosen` are named ids the message picks as the one of their family ("stick with
+    Trello", "back to WhatsApp"), so noted alternatives of that family go.
     `past` are ids named only as history ("we used to track this in Jira", "I used to check
     it by hand every night"): not asked for, and not taken back either, so an item the user
     asked for earlier stays.
@@ -46,6 +56,7 @@ class MatchResult:
     mentioned: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     past: tuple[str, ...] = ()
+    chosen: tuple[str, ...] = ()
     removed_refs: tuple[tuple[str, ...], ...] = ()
     restored_refs: tuple[tuple[str, ...], ...] = ()
     swap: bool = False
@@ -54,6 +65,19 @@ class MatchResult:
 # "use Teams instead", "back to Slack", "switch to Discord": the new item replaces another.
 SWAP = re.compile(
     r"(?<!\w)(?:instead(?!\s+of)|back\s+to|switch(?:ing)?\s+to|mov(?:e|ing)\s+(?:it\s+|this\s+|them\s+)?(?:over\s+)?to)(?!\w)",
+    re.IGNORECASE,
+)
+
+
+# "the automation itself should simply run whenever a notice arrives", "not on a timer":
+# the user says the workflow has no schedule, so whatever times were said are not one.
+EVENT_ONLY = re.compile(
+    r"(?<!\w)(?:not|never)\s+(?:on\s+a\s+(?:timer|schedule|clock)|at\s+(?:a\s+)?fixed\s+(?:times?|hours?)|scheduled)(?!\w)"
+    r"|(?<!\w)no\s+(?:timer|schedule|cron)s?\s+(?:is\s+|are\s+)?(?:needed|necessary|required)(?!\w)"
+    r"|(?<!\w)(?:the\s+(?:workflow|automation|whole\s+thing|bot|flow)|it|this|everything)(?:\s+itself)?\s+"
+    r"(?:should|must|can|will|has\s+to|needs\s+to)\s+(?:just\s+|simply\s+|only\s+|always\s+)?"
+    r"(?:run|fire|trigger|go|happen|kick\s+off|come)\s+(?:(?:right|straight)\s+away\s+|immediately\s+)?"
+    r"(?:whenever|when|as\s+soon\s+as|each\s+time|every\s+time|the\s+moment|once)(?!\w)",
     re.IGNORECASE,
 )
 
@@ -105,10 +129,14 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
         hit.id: "removed" if hit in gone else "past" if hit in then else "named" for hit in found
     }
     order = dict.fromkeys(hit.id for hit in found)
+    if EVENT_ONLY.search(text) and catalogue.get("scheduler") is not None:
+        order.setdefault("scheduler")
+        last["scheduler"] = "removed"
     return MatchResult(
         mentioned=tuple(id_ for id_ in order if last[id_] == "named"),
         removed=tuple(id_ for id_ in order if last[id_] == "removed"),
         past=tuple(id_ for id_ in order if last[id_] == "past"),
+        chosen=tuple(i for i in chosen_ids(text, found, catalogue) if last.get(i) == "named"),
         removed_refs=tuple(
             group
             for hit, group in refs.items()

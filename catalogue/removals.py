@@ -133,28 +133,37 @@ NO_NEED_END = re.compile(
 )
 # "keep Slack out of this", "leave the Trello part out": a verb, the items, then "out".
 CIRCUMFIX = words(r"keep|leave|take|cut|pull|rip|count")
-OUT = words(r"out|alone")
+OUT = words(r"out|alone|for\s+later|till\s+later|until\s+later|aside")
 # "I doubt we need Dropbox here, skip it": the removal points back at the last item named.
 ANAPHORA = words(
     r"(?:skip|drop|scrap|scratch|ditch|remove|forget(?:\s+about)?|lose|kill|nix|bin|dropped|scrapped|ditched|removed"
     r"|killed|binned|decided\s+against|ruled\s+out|gave\s+up\s+on|left)\s+(?:it|that|this|them|those)(?:\s+(?:one|part|bit|step))?"
-    r"|(?:won['’]?t|don['’]?t|do\s+not|will\s+not|doesn['’]?t|never)\s+(?:really\s+|actually\s+)?(?:need|want|use|involve|touch)\s+(?:it|that|this|them)"
-    r"|(?:it['’]?s|that['’]?s|this\s+is|it\s+is|that\s+is|would\s+be)\s+(?:(?:way|total|complete|just|a\s+bit|probably|honestly)\s+)?"
-    r"(?:overkill|too\s+much(?:\s+(?:hassle|work|effort))?|too\s+(?:pricey|expensive|complicated|fiddly|noisy)|not\s+needed|unnecessary|pointless)"
+    r"|(?:won['’]?t|don['’]?t|do\s+not|will\s+not|doesn['’]?t|never)\s+(?:really\s+|actually\s+)?(?:need|want|use|involve|touch|include|add)\s+(?:it|that|this|them)"
+    r"|(?:declined|rejected|vetoed|refused|turned\s+down)(?:\s+(?:it|that|this|them))?|turned\s+(?:it|that|this|them)\s+down"
+    r"|(?:can|could)\s+live\s+without\s+(?:it|that|this|them)"
+    r"|(?:not|aren['’]?t|isn['’]?t|won['’]?t\s+be)\s+(?:going\s+to\s+be\s+)?using\s+(?:it|that|this|them)"
     r"|(?:leave|take|keep|cut)\s+(?:it|that|this|them)\s+out"
     # "the fans are on Discord but this shouldn't post anything there": a negated action there.
     r"|(?:shouldn['’]?t|should\s+not|don['’]?t|do\s+not|won['’]?t|will\s+not|mustn['’]?t|must\s+not|never)"
     r"\s+(?:[a-z]+\s+){1,2}?(?:(?:anything|stuff|something|messages?|posts?|notifications?)\s+)?(?:in\s+)?there"
 )
+# "it's way overkill for us", "that's too much hassle": a verdict on the item named before.
+VERDICT = words(
+    r"(?:it['’]?s|that['’]?s|this\s+is|it\s+is|that\s+is|would\s+be)\s+(?:(?:way|total|complete|just|a\s+bit|probably|honestly)\s+)?"
+    r"(?:overkill|too\s+much(?:\s+(?:hassle|work|effort))?|too\s+(?:pricey|expensive|complicated|fiddly|noisy)|not\s+needed|unnecessary|pointless)"
+)
 # ... unless it is a condition or a placement: "skip it if it is spam", "drop it into the folder".
 NOT_ANAPHORA = re.compile(
-    r"\s+(?:if|when|unless|for|in|into|to|on|onto|from|after|before|with|until)(?!\w)",
+    r"\s+(?:if|when|unless|for(?!\s+(?:now|this|us|the\s+moment|the\s+time\s+being))|in|into|to|on|onto|from|after|before|with|until)(?!\w)",
     re.IGNORECASE,
 )
 # A bare negation in an if-clause is a condition the workflow checks ("if the backup is not
 # in S3 by 3am, alert me"), not a removal.
 NEGATION = re.compile(r"not|no|never|don['’]?t|do\s+not", re.IGNORECASE)
-CONDITIONAL = re.compile(r"\s*(?:if|when|whenever|unless|in\s+case|should)(?!\w)", re.IGNORECASE)
+CONDITIONAL = re.compile(
+    r"\s*(?:(?:and|but|or|so|also|oh|then)\s+)?(?:if|when|whenever|unless|in\s+case|should)(?!\w)",
+    re.IGNORECASE,
+)
 # "we used to track this in Jira", "our old setup was Zapier + Trello": history, not the plan.
 HISTORY = words(
     r"years\s+ago|a\s+while\s+ago|before\s+(?:we|i)\s+(?:used|had|kept|sent|ran|were|was|did)"
@@ -172,6 +181,10 @@ HISTORY = words(
     # "Originally I thought WhatsApp for the cast": an idea the user had before, not the plan.
     r"|(?:originally|initially|at\s+first|first)\s*,?\s*(?:i|we)\s+(?:thought|figured|wanted|planned|considered"
     r"|was\s+thinking|were\s+thinking|had\s+in\s+mind)"
+    r"|(?:i|we)\s+(?:originally|initially|first)\s+(?:thought|wanted|planned|considered|had|used)"
+    # "Councillor Pryce suggested we also keep a sheet", "someone said use QuickBooks".
+    r"|(?<!\w)(?!(?:i|we|you)\s)(?:[\w'’-]+\s+){1,2}?(?:suggested|recommended|proposed)(?!\w)"
+    r"|(?:someone|somebody|people|everyone|they)\s+(?:said|says|told\s+(?:me|us))"
     # "I was going to post it to Teams too, but ...": a plan given up.
     r"|(?:i|we)\s+(?:was|were)\s+going\s+to|(?:i|we)\s+(?:had\s+)?planned\s+to"
     # "the previous treasurer used QuickBooks", "the last coordinator had a Trello board".
@@ -326,8 +339,11 @@ def _anaphora(text: str, hits: list[Hit]) -> set[int]:
     Not in a conditional ("if a feed is down, skip it"): that is what the workflow does.
     """
     removed: set[int] = set()
-    for match in ANAPHORA.finditer(text):
-        if NOT_ANAPHORA.match(text, match.end()) or CANCELLED.search(
+    cues = [(m, True) for m in ANAPHORA.finditer(text)] + [
+        (m, False) for m in VERDICT.finditer(text)
+    ]
+    for match, verb in cues:
+        if (verb and NOT_ANAPHORA.match(text, match.end())) or CANCELLED.search(
             text, max(0, match.start() - WINDOW), match.start()
         ):
             continue
@@ -415,9 +431,17 @@ def historical_indices(text: str, hits: list[Hit]) -> set[int]:
 DISCLAIMER = words(
     r"(?:does\s*n['’]?t|doesn['’]?t|does\s+not|won['’]?t)\s+matter\s+(?:for|here|to)|(?:is|are|that['’]?s|it['’]?s)\s+"
     r"(?:not\s+(?:important|relevant)\s+(?:for|to|here)|irrelevant|unrelated)|unrelated\s+to\s+(?:this|the)"
-    r"|unrelated(?=\s*(?:[,.!;]|\Z))|(?:has|have)\s+nothing\s+to\s+do\s+with|nothing\s+to\s+automate|just\s+so\s+you\s+know|just\s+for\s+context"
+    r"|unrelated(?=\s*(?:[,.!;]|\Z))|(?:irrelevant|not\s+relevant)\s+(?:here|for\s+this|to\s+this)"
+    r"|(?:in\s+case|if)\s+(?:that|it)\s+(?:matters|helps)|only\s+matters\s+for|(?:has|have)\s+nothing\s+to\s+do\s+with|nothing\s+to\s+automate|just\s+so\s+you\s+know|just\s+for\s+context"
     r"|(?:that['’]?s|it['’]?s)\s+(?:just\s+)?(?:me|my\s+(?:job|problem|thing)|personal|a\s+(?:whole\s+)?(?:other|different|separate)\s+(?:thing|problem|story|matter))"
     r"|not\s+the\s+(?:workflow|bot|automation)|(?:isn|aren)['’]?t\s+relevant|not\s+for\s+the\s+(?:workflow|bot|automation)"
+)
+
+
+# "For context: the board meets on the first Tuesday": a sentence that opens as background.
+BACKGROUND = re.compile(
+    r"\s*(?:for\s+context|background|side\s+note|fyi|for\s+your\s+information|for\s+the\s+record|as\s+background)\s*[:,–—-]",
+    re.IGNORECASE,
 )
 
 
@@ -432,6 +456,11 @@ def _set_aside(text: str, hits: list[Hit]) -> set[int]:
         if not text[opening : match.start()].strip(" ,") and opening:
             stop, opening = opening, sentence_start(text, max(0, opening - 1))
         aside |= {i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= stop}
+    for start in [0, *(m.end() for m in SENTENCE_END.finditer(text))]:
+        if BACKGROUND.match(text, start):
+            closing = SENTENCE_END.search(text, start)
+            stop = closing.start() if closing else len(text)
+            aside |= {i for i, hit in enumerate(hits) if start <= hit.start and hit.end <= stop}
     return aside
 
 

@@ -26,7 +26,8 @@ REJECTION = re.compile(
     r"|,?\s*(?:that\s+was|that['’]s\s+(?:from|for)|that\s+(?:is|was)\s+(?:from|for))\s+(?:the|my|our|a|an)\s+"
     r"(?:last|old|previous|other|different|former)(?!\w))"
     # "Never mind.", "Not needed.", "Maybe someday, but not for this.": a whole sentence saying no.
-    r"|(?:never\s*mind|not\s+needed|not\s+necessary|no\s+thanks|not\s+(?:now|yet)|maybe\s+(?:someday|some\s+day|later|one\s+day))"
+    r"|(?:never\s*mind|not\s+needed|not\s+necessary|no\s+thanks|not\s+(?:now|yet)|scratch\s+that|forget\s+(?:it|that)"
+    r"|maybe\s+(?:someday|some\s+day|later|one\s+day|next\s+(?:year|quarter|month|spring|summer|autumn|fall|winter)))"
     r"(?:\s*,?\s*(?:but\s+)?not\s+(?:for\s+(?:this|now)|now|yet))?\s*(?:[.!]|\Z))",
     re.IGNORECASE,
 )

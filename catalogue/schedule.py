@@ -9,6 +9,7 @@ first of every month" as an RRULE) has the last word on each sentence the patter
 
 from __future__ import annotations
 
+import re
 import warnings
 from functools import lru_cache
 
@@ -72,6 +73,9 @@ TIME_WORD = words(
 EVENT = words(r"(?:every|each)\s+time|whenever|as\s+soon\s+as")
 
 
+POSSESSIVE = re.compile(r"['’]s?(?!\w)")
+
+
 @lru_cache(maxsize=4096)
 def is_recurrence(sentence: str) -> bool:
     """The parser reads a recurrence rule (not just a date) in the sentence."""
@@ -90,7 +94,15 @@ def parsed_hits(text: str, taken: list[Hit]) -> list[Hit]:
             sentence[0]
         ):
             continue
-        where = TIME_WORD.search(text, sentence.start(), sentence.end())
+        # "this year's value" names a year, it does not recur in it.
+        where = next(
+            (
+                w
+                for w in TIME_WORD.finditer(text, sentence.start(), sentence.end())
+                if not POSSESSIVE.match(text, w.end())
+            ),
+            None,
+        )
         if where and is_recurrence(sentence[0].strip()):
             found.append(Hit(where.start(), where.end(), "scheduler"))
     return found

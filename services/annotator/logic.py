@@ -138,6 +138,17 @@ def swapped_out(noted: set[str], match: MatchResult, catalogue: Catalogue) -> se
     return same if not family and len(same) == 1 else set()
 
 
+def not_chosen(noted: set[str], match: MatchResult, catalogue: Catalogue) -> set[str]:
+    """ "Stick with Trello", "go back to WhatsApp": noted items of the chosen item's family go,
+    unless this message names them too."""
+    families = {e.family for i in match.chosen if (e := catalogue.get(i)) is not None and e.family}
+    return {
+        i
+        for i in noted - set(match.chosen) - set(match.mentioned)
+        if (e := catalogue.get(i)) is not None and e.family in families
+    }
+
+
 def fold_items(
     previous: Notes, match: MatchResult, added: set[str], removed: set[str]
 ) -> tuple[set[str], set[str]]:
@@ -245,7 +256,12 @@ def fold(
     # "log it in Google Sheets; on second thought drop the sheet": a reference may point at
     # an item of the same message as well as at a noted one.
     referred = referred_removals(noted | set(match.mentioned), match)
-    removed = model_removed | referred | swapped_out(noted, match, catalogue)
+    removed = (
+        model_removed
+        | referred
+        | swapped_out(noted, match, catalogue)
+        | not_chosen(noted, match, catalogue)
+    )
     items, gone = fold_items(
         previous, match, added | referred_restorations(previous, match), removed
     )

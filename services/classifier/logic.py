@@ -21,11 +21,11 @@ VERDICTS: tuple[Verdict, ...] = ("confirmed", "amend", "unclear")
 # a judgement about the summary ("looks good", "that's it").
 GO = re.compile(
     r"\b(?:build it|ship it|launch it|run it|start it|go ahead|go for it|do it|proceed|set it up|make it(?: happen| so)?|create it"
-    r"|let'?s (?:go|do it|do this)|confirm(?:ed)?|approved?|lgtm|good to go|please build(?=\W*(?:$|[.!,])))\b|\b(?:go|build)\W*$|👍|✅",
+    r"|let'?s (?:go|do it|do this)|confirm(?:ed)?|approved?|lgtm|good to go|please build(?=\W*(?:$|[.!,]))|(?:build|fire) away|crack on)\b|\b(?:go|build)\W*$|👍|✅",
     re.IGNORECASE,
 )
 AFFIRM = re.compile(
-    r"\b(?:that'?s (?:right|correct|everything|it|all|the one)|(?:looks|sounds|seems) (?:good|right|great|fine|correct)"
+    r"\b(?:that'?s (?:right|correct|everything|it|all|the one|the lot)|(?:that )?covers it|(?:looks|sounds|seems) (?:good|right|great|fine|correct)"
     r"|all (?:good|correct|right)|fine by me|works for me|agreed)\b",
     re.IGNORECASE,
 )

@@ -338,3 +338,34 @@ def test_a_kind_of_output_declared_unneeded_removes_the_item_named_beside_it():
         ]
     )
     assert "gmail" not in items(notes)
+
+
+def test_choosing_a_noted_item_again_drops_its_alternatives():
+    notes = play(
+        [
+            "When an order lands in Shopify, post it to our WhatsApp group.",
+            "Hmm, Telegram might be nicer for the bots.",
+            "No, go back to WhatsApp, nobody installs new apps.",
+        ]
+    )
+    assert "whatsapp" in items(notes) and "telegram" not in items(notes)
+
+
+def test_choosing_one_item_keeps_items_of_other_families():
+    notes = play(
+        [
+            "Log new Stripe payments in Google Sheets and ping Slack.",
+            "Stick with Slack for the alerts.",
+        ]
+    )
+    assert {"stripe", "google_sheets", "slack"} <= items(notes)
+
+
+def test_saying_the_workflow_has_no_schedule_takes_back_a_time_read_as_one():
+    notes = play(
+        [
+            "We close the books at 5pm daily; when an invoice arrives in Gmail, add it to Google Sheets.",
+            "The automation should only run when an email arrives, not on a timer.",
+        ]
+    )
+    assert "scheduler" not in items(notes)

@@ -802,3 +802,73 @@ def test_second_round_of_removals_history_and_asides(
 )
 def test_second_round_paraphrases_and_senses(text: str, expected: set[str]):
     assert set(find_mentions(text, CATALOGUE)) == expected
+
+
+# Third round, from 40 more fresh cases: each kind in other words, with near misses.
+THIRD_ROUND = [
+    (
+        "Our treasurer said use Xero, someone said use QuickBooks, but it's overkill for a club.",
+        set(),
+        {"quickbooks"},
+    ),
+    ("Maria recommended Airtable for this.", set(), {"airtable"}),
+    ("I recommended Airtable to the team, so use it.", {"airtable"}, set()),
+    ("We initially wanted Telegram too but legal vetoed it.", set(), {"telegram"}),
+    ("Keep the Notion part for later.", set(), {"notion"}),
+    ("The vendor does offer a REST API, but we're not using it for now.", set(), {"http_request"}),
+    ("We could live without Dropbox, honestly.", set(), {"dropbox"}),
+    ("Trello is still there for the sales team but irrelevant here.", set(), {"trello"}),
+    ("For context: their export runs every night at 2am on their side.", set(), {"scheduler"}),
+    ("The nightly export runs at 2am, in case that matters.", set(), {"scheduler"}),
+    (
+        "We're always mindful of the sentiment of buyers, but there's no need for an analysis of tone.",
+        set(),
+        {"sentiment"},
+    ),
+    ("and if the build passes don't text anyone", {"twilio_sms"}, set()),
+]
+
+
+@pytest.mark.parametrize(("text", "mentioned", "not_asked"), THIRD_ROUND)
+def test_third_round_of_suggestions_verdicts_and_asides(
+    text: str, mentioned: set[str], not_asked: set[str]
+):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed) | set(result.past)) == (mentioned, not_asked)
+
+
+@pytest.mark.parametrize(
+    ("text", "scheduled"),
+    [
+        ("The workflow should just run whenever a form comes in.", False),
+        ("Not on a timer please, only when a file lands.", False),
+        ("No cron needed.", False),
+        ("Every Monday at 8, post the numbers; the alert should go out right when it fails.", True),
+        ("We see about 40 patients every week.", False),
+        ("Send the report every week.", True),
+        ("Members pay monthly, day passes exist too.", False),
+        ("Services are usually held at 10 in the morning.", False),
+        ("Keep this year's and last year's totals side by side.", False),
+    ],
+)
+def test_when_the_workflow_runs_in_other_words(text: str, scheduled: bool):
+    result = detect(text, CATALOGUE)
+    assert ("scheduler" in result.mentioned) == scheduled
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("It's a photo of the slip; read the numbers off it.", {"ocr"}),
+        ("Read the numbers off it and file them.", set()),
+        ("A good short summary goes to the partners.", {"text_summarizer"}),
+        ("Could you show me a summary before you build?", set()),
+        ("How that translates into revenue is anyone's guess.", set()),
+        ("Translate it into Dutch.", {"translator"}),
+        ("Leave the parcel in the dropbox by the gate.", set()),
+        ("Save it to our dropbox folder.", {"dropbox"}),
+        ("So no Notion, please.", set()),
+    ],
+)
+def test_third_round_paraphrases_and_senses(text: str, expected: set[str]):
+    assert set(find_mentions(text, CATALOGUE)) - (set(detect(text, CATALOGUE).removed)) == expected
