@@ -36,7 +36,7 @@ DEGREE_BEFORE = re.compile(
 )
 ARTICLE_BEFORE = re.compile(
     r"(?<!\w)(?:a|an|one)\s+"
-    r"(?:(?!(?:to|in|on|into|onto|via|through|from|with|and|or|for|at|by|of|the)(?!\w))[a-z'’-]+\s+){0,2}\Z",
+    r"(?:(?!(?:to|in|on|into|onto|via|through|thru|using|over|per|from|with|and|or|for|at|by|of|the)(?!\w))[a-z'’-]+\s+){0,2}\Z",
     re.IGNORECASE,
 )
 # What follows a summary verb when the user wants a recap of the conversation itself.
@@ -99,8 +99,8 @@ def _qualifying(context: tuple[str, ...]) -> re.Pattern[str] | None:
 # for 2027", "the thin red stripe"), unless a place preposition comes first ("post it in the
 # team slack") or the describer is one that qualifies a product account ("the shared outlook").
 DEFINITE_BEFORE = re.compile(
-    r"(?<!\w)(?<!in\s)(?<!on\s)(?<!to\s)(?<!via\s)(?:the|this|that)\s+"
-    r"(?!(?:shared|team|company|work|office|main|same|usual|old|new|existing|current|internal|our|my|your|their)(?!\w))"
+    r"(?<!\w)(?<!in\s)(?<!on\s)(?<!to\s)(?<!via\s)(?:the|this|that|our|my|their|your|his|her)\s+"
+    r"(?!(?:shared|team|company|work|office|main|same|usual|old|new|existing|current|internal|our|my|your|their|own)(?!\w))"
     r"(?:(?!(?:to|in|on|into|onto|via|through|from|with|and|or|for|at|by|of|the)(?!\w))[a-z'’-]+\s+){1,2}\Z",
     re.IGNORECASE,
 )
@@ -133,6 +133,10 @@ def _capitalised_mid_sentence(text: str, hit: Hit) -> bool:
     )
 
 
+ALONE_BEFORE = re.compile(r"(?:\A|[.!?;]\s+)\Z")
+ALONE_AFTER = re.compile(r"\s*[.!?;](?:\s|\Z)")
+
+
 def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
     """Whether an alias hit names the product, not the ordinary word spelled the same.
 
@@ -150,6 +154,10 @@ def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
         return _names_a_part(text, hit, entry)
     if " ".join(text[hit.start : hit.end].lower().split()) not in entry.needs_context:
         return True
+    if ALONE_BEFORE.search(text, max(0, hit.start - WINDOW), hit.start) and ALONE_AFTER.match(
+        text, hit.end
+    ):
+        return True  # "we moved off Jira. Linear. Team PLAT.": a name said on its own
     nouns, gap = compiled(entry.context), SEPARATOR.match(text, hit.end)
     if nouns is not None and gap and nouns.match(text, gap.end()):
         return True

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from catalogue.choices import chosen_ids, chosen_over
+from catalogue.dismissals import dismissed_indices
 from catalogue.guards import (
     allowed,
     covered,
@@ -73,7 +74,7 @@ SWAP = re.compile(
 # the user says the workflow has no schedule, so whatever times were said are not one.
 EVENT_ONLY = re.compile(
     r"(?<!\w)(?:not|never)\s+(?:on\s+a\s+(?:timer|schedule|clock)|at\s+(?:a\s+)?fixed\s+(?:times?|hours?)|scheduled)(?!\w)"
-    r"|(?<!\w)no\s+(?:timer|schedule|cron)s?\s+(?:is\s+|are\s+)?(?:needed|necessary|required)(?!\w)"
+    r"|(?<!\w)no\s+(?:timer|schedule|cron|timing)s?\s+(?:is\s+|are\s+)?(?:needed|necessary|required)(?!\w)"
     r"|(?<!\w)(?:the\s+(?:workflow|automation|whole\s+thing|bot|flow)|it|this|everything)(?:\s+itself)?\s+"
     r"(?:should|must|can|will|has\s+to|needs\s+to)\s+(?:just\s+|simply\s+|only\s+|always\s+)?"
     r"(?:run|fire|trigger|go|happen|kick\s+off|come)\s+(?:(?:right|straight)\s+away\s+|immediately\s+)?"
@@ -118,10 +119,11 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     found = hits(text, catalogue)
     refs = back_references(text, found, catalogue)
     candidates = sorted(found + list(refs))
-    indices = removed_indices(text, candidates) | rejected_indices(text, candidates)
+    rejected, aside = dismissed_indices(text, candidates)
+    indices = removed_indices(text, candidates) | rejected_indices(text, candidates) | rejected
     indices |= persisting(text, candidates, indices)
     indices |= chosen_over(text, candidates, catalogue)
-    history = historical_indices(text, candidates) - indices
+    history = (historical_indices(text, candidates) | aside) - indices
     history |= persisting(text, candidates, history) - indices
     gone = {candidates[i] for i in indices}
     then = {candidates[i] for i in history}

@@ -50,6 +50,8 @@ _LEADING = (
     r"shut(?:ting)?\s+down",
     r"sunset(?:ting)?",
     r"get\s+rid\s+of",
+    r"getting\s+rid\s+of",
+    r"mov(?:e|ed|ing)\s+from",
     r"replace",
     r"swap(?:\s+out)?",
     r"stop\s+using",
@@ -171,7 +173,7 @@ HISTORY = words(
     r"|(?:someone|somebody|people|(?:a|my|our|one)\s+(?:\w+\s+)?(?:colleague|boss|manager|friend|cohost|co-host"
     r"|partner|coworker|co-worker|nephew|niece|consultant|assistant|contractor|supervisor|daughter|son|wife|husband"
     r"|sister|brother|cousin|dad|mum|mom|uncle|aunt|neighbou?r|accountant|advisor|adviser|cto|ceo|it\s+guy|web\s+guy"
-    r"|team\s*lead|investor|mentor|co-?admin|admin|co-?founder|office|vendors|customers|clients|users|members|parents"
+    r"|team\s*lead|investor|mentor|teacher|coach|co-?admin|admin|co-?founder|office|vendors|customers|clients|users|members|parents"
     r"|staff|people)(?:\s+[A-Z][\w'’-]+)?)\s+(?:(?:also|once|always|then|even)\s+)?"
     r"(?:suggest(?:s|ed)?|recommend(?:s|ed)?|propos(?:e|es|ed)|mention(?:s|ed)?|swears?\s+by|loves?"
     r"|keeps?\s+(?:saying|suggesting|pushing|telling\s+(?:me|us))|told\s+(?:me|us)|tells?\s+(?:me|us)"
@@ -231,7 +233,7 @@ LEAD_IN = words(
     # "don't add a calculation step", "no need to involve Jira", "never open the PDFs".
     r"|add|include|involve|create|build|set\s+up|make|open|run|attach|bring\s+in|touch|go\s+through"
     # "not a fan of Notion", "nobody on the crew uses Slack", "no one in the office reads it".
-    r"|(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of|uses|wants|needs|reads|checks|opens|looks\s+at|cares\s+about"
+    r"|(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of|uses|wants|needs|reads|checks|opens|looks\s+at|cares\s+about|bother(?:\s+with)?"
     r"|crew|team|staff|office|company|here|family|club|really|even|actually|ever"
     r"|(?:post|send|save|upload|store|put|write|log|push|sync|notify|message|ping|tell|alert|email|contact)(?:ing|s)?"
     r"(?:\s+(?:it|them|this|that|everything|anything|anymore))?(?:\s+back)?(?:\s+(?:to|into|in|on|via|through))?"

@@ -40,12 +40,19 @@ REVIVE = re.compile(
 )
 
 
+# "WhatsApp? nah, plain SMS": a no right after the user's own question answers it.
+ANSWER_NO = re.compile(
+    r"\s*(?:(?:hmm+|um+|oh|well|actually)[\s,.]+)*(?:no|nah|nope)(?!\w)", re.IGNORECASE
+)
+
+
 def rejected_indices(text: str, hits: list[Hit]) -> set[int]:
     """Items of the sentence right before a sentence that is a bare rejection."""
     starts = [m.end() for m in SENTENCE_END.finditer(text)]
     gone: set[int] = set()
     for start in starts:
-        if start >= len(text) or not REJECTION.match(text, start):
+        answered = text[start - 1] == "?" and ANSWER_NO.match(text, start)
+        if start >= len(text) or not (REJECTION.match(text, start) or answered):
             continue
         end = start - 1
         while end > 0 and text[end - 1] in ".!?;\n \t…":  # "Notion... actually no": one end

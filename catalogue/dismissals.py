@@ -1,0 +1,99 @@
+"""Dismissals said about a clause rather than right beside an item.
+
+People rarely put the removal word next to the item: "Payouts go through Stripe, but this
+flow shouldn't touch Stripe at all", "Slack — no wait, corp IT killed it", "the committee
+uses Notion for minutes, but that's got nothing to do with this", "It's a magazine, not
+the email thing." A cue reaches the items of its own clause; a clause that names none
+("that's a separate project", "so don't build anything on it") points back at the nearest
+clause before it in the sentence that does, and, when none before it does, at the sentence
+before when that one names a single item.
+
+Two kinds of cue: a *rejection* removes (the item goes, even if noted earlier), a *context*
+cue sets the items aside (not asked for, nothing taken back). An item the same sentence
+picks ("it's Teams now, Teams only") is not dismissed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, words
+
+REJECTION = words(
+    r"don['’]?t\s+build\s+(?:anything|it|this|that)"
+    r"|(?:shouldn['’]?t|should\s+not|mustn['’]?t|must\s+not|won['’]?t|will\s+not|doesn['’]?t|does\s+not)\s+"
+    r"(?:need\s+to\s+|ever\s+)?touch"
+    r"|(?:keep|leave)\s+(?:it|that|them|this)\s+out|ignore\s+(?:it|that|this|them)|ignore(?=\s*(?:[.!]|\Z))"
+    r"|(?:we|i)\s+(?:do\s+not|don['’]?t|no\s+longer)\s+use|getting\s+rid\s+of|killed|nvm|never\s*mind"
+    r"|no\s+wait|hold\s+on|just\s+kidding|j/?k|park\s+(?:that|it|this)"
+    r"|nothing\s+(?:goes\s+)?(?:in|to|into|on)(?=\s+(?-i:[A-Z]))"
+    # "not the email thing", "that's the yoga pose thing, not the app": the other sense.
+    r"|not\s+(?:the|a)\s+(?:app|software|tool|product|service|platform|(?:[\w-]+\s+){0,2}thing)(?!\w)"
+    r"|(?:that['’]?s|it['’]?s|is)\s+(?:the|a)\s+(?:[\w-]+\s+){0,2}(?:term|word|sense|pose|magazine|meaning)(?!\w)"
+)
+CONTEXT = words(
+    r"not\s+part\s+of\s+(?:this|it|the\s+\w+)|separate\s+(?:project|process|thing|matter|flow|system|job|task|workflow)"
+    r"|nothing\s+to\s+do\s+with|(?:not|isn['’]?t)\s+for\s+(?:this|now)|(?:a\s+)?later\s+thing|phase\s+(?:2|two)"
+    r"|(?<![/.])v2(?![/.])|version\s+2|next\s+version|(?:just|only)\s+context|does\s*n['’]?t\s+matter|doesn['’]?t\s+matter"
+    r"|not\s+for\s+this\s+version"
+)
+# A clause that points back: a pronoun outside the cue, or nothing but the cue ("hold on").
+POINTER = words(r"it|that|this|those|these|them|which|one")
+# What divides a sentence into clauses for the cues' reach.
+CLAUSE = re.compile(
+    r"[,;:()—–]|\s-\s|(?<!\w)(?:but|so|because|though|although)(?!\w)", re.IGNORECASE
+)
+# "it's MS Teams now", "Teams only", "so Gmail", "use Linear": the sentence's own pick.
+PICKED_BEFORE = re.compile(
+    r"(?:(?:it['’]?s|its|so|use|just|only|then)\s+(?:(?:ms|the|our)\s+)?)\Z", re.IGNORECASE
+)
+PICKED_AFTER = re.compile(r"\s*(?:only|now|please|instead)(?!\w)", re.IGNORECASE)
+
+
+def dismissed_indices(text: str, hits: list[Hit]) -> tuple[set[int], set[int]]:
+    """(indices removed by a rejection, indices set aside by a context cue)."""
+    removed: set[int] = set()
+    aside: set[int] = set()
+    for pattern, into in ((REJECTION, removed), (CONTEXT, aside)):
+        for match in pattern.finditer(text):
+            into |= {i for i in _reach(text, hits, match) if not _picked(text, hits[i])}
+    return removed, aside - removed
+
+
+def _items(hits: list[Hit], start: int, end: int) -> list[int]:
+    return [
+        i for i, hit in enumerate(hits) if start <= hit.start and hit.end <= end and hit.id != REF
+    ]
+
+
+def _reach(text: str, hits: list[Hit], cue: re.Match[str]) -> list[int]:
+    """The items a cue speaks of (see the module doc)."""
+    opening = sentence_start(text, cue.start())
+    closing = SENTENCE_END.search(text, cue.end())
+    stop = closing.start() if closing else len(text)
+    bounds = [opening, *(m.end() for m in CLAUSE.finditer(text, opening, stop)), stop]
+    clauses = list(itertools.pairwise(bounds))
+    here = next((k for k, (a, b) in enumerate(clauses) if a <= cue.start() < b), len(clauses) - 1)
+    own = _items(hits, *clauses[here])
+    if own:
+        return own
+    start, end = clauses[here]
+    rest = (text[start : cue.start()] + " " + text[cue.end() : end]).strip(" ,.;:!?-—–")
+    points = POINTER.search(rest) or (
+        POINTER.search(cue[0]) and not cue[0].lower().endswith("this")
+    )
+    if len(rest.split()) > 1 and not points:
+        return []  # "the rest is not part of this": about something else, named or not
+    for a, b in reversed(clauses[:here]):
+        if earlier := _items(hits, a, b):
+            return earlier
+    if not opening:
+        return []
+    previous = _items(hits, sentence_start(text, opening - 1), opening)
+    return previous if len({hits[i].id for i in previous}) == 1 else []
+
+
+def _picked(text: str, hit: Hit) -> bool:
+    before = text[max(0, hit.start - 12) : hit.start]
+    return bool(PICKED_BEFORE.search(before) or PICKED_AFTER.match(text, hit.end))

@@ -1,0 +1,87 @@
+"""Dismissals said about a clause, not beside the item (catalogue/dismissals.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalogue import detect, load_catalogue
+
+CATALOGUE = load_catalogue()
+
+
+@pytest.mark.parametrize(
+    ("text", "mentioned", "removed"),
+    [
+        # a rejection reaches its own clause
+        (
+            "Refunds go through Stripe, but this workflow must never touch Stripe.",
+            set(),
+            {"stripe"},
+        ),
+        ("Nvm the Discord bit, nobody reads it.", set(), {"discord"}),
+        ("We don't use Jira anymore for any of this.", set(), {"jira"}),
+        # ... or the clause before it when its own names nothing
+        ("The sales team lives in HubSpot, so don't build anything on it.", set(), {"hubspot"}),
+        (
+            "Ping them in Slack - hold on, ops shut Slack down, it's Teams now.",
+            {"microsoft_teams"},
+            {"slack"},
+        ),
+        # ... or the sentence before, when that one names one item
+        (
+            "I collect old issues of The Outlook. It's a journal, not the email thing.",
+            set(),
+            {"outlook"},
+        ),
+        ("Track which asana gives people trouble? Just kidding, that's yoga.", set(), {"asana"}),
+        ("Should it also email the client? Nah, phone is fine.", set(), set()),
+        # the other sense named
+        (
+            "Here 'linear' is the engineering term, we do not use the app called Linear.",
+            set(),
+            {"linear"},
+        ),
+        # the sentence's own pick stays
+        ("Discord? no, that's not the tool, Slack only.", {"slack"}, {"discord"}),
+        # near misses
+        ("Nothing goes out before 9am, then post to Slack.", {"slack"}, set()),
+        ("Call their API at https://x.example/api/v2/items.", {"http_request"}, set()),
+        ("Don't build the Trello card until the invoice is paid.", {"trello"}, set()),
+    ],
+)
+def test_a_rejection_reaches_its_clause_or_the_one_it_points_back_at(
+    text: str, mentioned: set[str], removed: set[str]
+):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+@pytest.mark.parametrize(
+    ("text", "mentioned", "aside"),
+    [
+        (
+            "Our board uses Notion for minutes, but that's got nothing to do with this.",
+            set(),
+            {"notion"},
+        ),
+        (
+            "A weekly digest would be nice, but that's a later thing.",
+            set(),
+            {"text_summarizer", "scheduler"},
+        ),
+        ("Sentiment on reviews is a separate project.", set(), {"sentiment"}),
+        (
+            "Some write from Gmail, doesn't matter, it all arrives in our Outlook inbox.",
+            {"outlook"},
+            {"gmail"},
+        ),
+        ("The gala is at 7pm on the 12th, but that's just context.", set(), {"scheduler"}),
+        ("Post the link to Slack, the rest is not part of this.", {"slack"}, set()),
+    ],
+)
+def test_context_sets_items_aside_without_taking_anything_back(
+    text: str, mentioned: set[str], aside: set[str]
+):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.past)) == (mentioned, aside)
+    assert not result.removed
