@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 
 from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, words
 
@@ -26,14 +27,16 @@ REJECTION = words(
     r"(?:need\s+to\s+|ever\s+)?touch"
     r"|(?:keep|leave)\s+(?:it|that|them|this)\s+out|ignore\s+(?:it|that|this|them)|ignore(?=\s*(?:[.!]|\Z))"
     r"|(?:we|i)\s+(?:do\s+not|don['’]?t|no\s+longer)\s+use|getting\s+rid\s+of|killed|nvm|never\s*mind"
-    r"|no\s+wait|hold\s+on|just\s+kidding|j/?k|park\s+(?:that|it|this)"
+    r"|no\s+wait|wait,?\s+no|hold\s+on|just\s+kidding|j/?k|park\s+(?:that|it|this)"
     r"|nothing\s+(?:goes\s+)?(?:in|to|into|on)(?=\s+(?-i:[A-Z]))"
     # "not the email thing", "that's the yoga pose thing, not the app": the other sense.
     r"|not\s+(?:the|a)\s+(?:app|software|tool|product|service|platform|(?:[\w-]+\s+){0,2}thing)(?!\w)"
     r"|(?:that['’]?s|it['’]?s|is)\s+(?:the|a)\s+(?:[\w-]+\s+){0,2}(?:term|word|sense|pose|magazine|meaning)(?!\w)"
 )
 CONTEXT = words(
-    r"not\s+part\s+of\s+(?:this|it|the\s+\w+)|separate\s+(?:project|process|thing|matter|flow|system|job|task|workflow)"
+    r"not\s+part\s+of\s+(?:this|it|the\s+\w+)"
+    r"|(?:separate|different|another|other)\s+(?:project|process|thing|matter|flow|system|job|task|workflow)"
+    r"|for\s+next\s+(?:year|season|version|time|release|quarter|month)|not\s+(?:this|the\s+first)\s+(?:build|version|release|round|one)"
     r"|nothing\s+to\s+do\s+with|(?:not|isn['’]?t)\s+for\s+(?:this|now)|(?:a\s+)?later\s+thing|phase\s+(?:2|two)"
     r"|(?<![/.])v2(?![/.])|version\s+2|next\s+version|(?:just|only)\s+context|does\s*n['’]?t\s+matter|doesn['’]?t\s+matter"
     r"|not\s+for\s+this\s+version"
@@ -51,13 +54,20 @@ PICKED_BEFORE = re.compile(
 PICKED_AFTER = re.compile(r"\s*(?:only|now|please|instead)(?!\w)", re.IGNORECASE)
 
 
-def dismissed_indices(text: str, hits: list[Hit]) -> tuple[set[int], set[int]]:
-    """(indices removed by a rejection, indices set aside by a context cue)."""
+def dismissed_indices(
+    text: str, hits: list[Hit], family: Callable[[str], str | None] = lambda _id: None
+) -> tuple[set[int], set[int]]:
+    """(indices removed by a rejection, indices set aside by a context cue).
+
+    `family` names an id's family: "grab them from our MySQL db. wait no, it's Postgres
+    now" takes back the one of the sentence before that the correction names the family of.
+    """
     removed: set[int] = set()
     aside: set[int] = set()
     for pattern, into in ((REJECTION, removed), (CONTEXT, aside)):
         for match in pattern.finditer(text):
-            into |= {i for i in _reach(text, hits, match) if not _picked(text, hits[i])}
+            reach = _reach(text, hits, match, family)
+            into |= {i for i in reach if not _picked(text, hits[i])}
     return removed, aside - removed
 
 
@@ -67,7 +77,9 @@ def _items(hits: list[Hit], start: int, end: int) -> list[int]:
     ]
 
 
-def _reach(text: str, hits: list[Hit], cue: re.Match[str]) -> list[int]:
+def _reach(
+    text: str, hits: list[Hit], cue: re.Match[str], family: Callable[[str], str | None]
+) -> list[int]:
     """The items a cue speaks of (see the module doc)."""
     opening = sentence_start(text, cue.start())
     closing = SENTENCE_END.search(text, cue.end())
@@ -91,7 +103,10 @@ def _reach(text: str, hits: list[Hit], cue: re.Match[str]) -> list[int]:
     if not opening:
         return []
     previous = _items(hits, sentence_start(text, opening - 1), opening)
-    return previous if len({hits[i].id for i in previous}) == 1 else []
+    if len({hits[i].id for i in previous}) == 1:
+        return previous
+    corrected = {family(hits[i].id) for i in _items(hits, cue.end(), stop)} - {None}
+    return [i for i in previous if family(hits[i].id) in corrected]
 
 
 def _picked(text: str, hit: Hit) -> bool:

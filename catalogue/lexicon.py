@@ -16,8 +16,9 @@ from catalogue.model import Catalogue
 from catalogue.phrases import Hit, words
 
 INFLECTION = r"(?:s|es|ed|d|ing)?"
-# A gap word may carry a percent or currency sign ("work out the 21% VAT").
-GAP = r"(?:[\w'’%$€£-]+\s+){0,3}?"
+# A gap word may carry a percent or currency sign ("work out the 21% VAT") or be a path
+# ("GET each client's /health endpoint").
+GAP = r"(?:[\w'’%$€£/.-]+\s+){0,3}?"
 
 
 def _word(token: str) -> str:

@@ -106,6 +106,11 @@ def hits(text: str, catalogue: Catalogue) -> list[Hit]:
     return sorted(named + free)
 
 
+def _family_of(catalogue: Catalogue, id_: str) -> str | None:
+    entry = catalogue.get(id_) if id_ != REF else None
+    return entry.family if entry is not None else None
+
+
 def find_mentions(text: str, catalogue: Catalogue) -> list[str]:
     """Every id the text refers to, in order of first appearance, removals included.
 
@@ -119,7 +124,7 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     found = hits(text, catalogue)
     refs = back_references(text, found, catalogue)
     candidates = sorted(found + list(refs))
-    rejected, aside = dismissed_indices(text, candidates)
+    rejected, aside = dismissed_indices(text, candidates, lambda id_: _family_of(catalogue, id_))
     indices = removed_indices(text, candidates) | rejected_indices(text, candidates) | rejected
     indices |= persisting(text, candidates, indices)
     indices |= chosen_over(text, candidates, catalogue)

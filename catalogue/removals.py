@@ -18,6 +18,8 @@ _LEADING = (
     r"drop(?:ping)?",
     r"remov(?:e|ing)",
     r"ditching",
+    r"ignore",
+    r"(?:we|i)(?:['’]ll|\s+will|['’]re|\s+are)?\s+cancel(?:l?ing)?",
     r"scrapping",
     r"skipping",
     r"nobody",
@@ -106,6 +108,8 @@ TRAILING = words(
     r"(?:which|that)\s+(?:we|i)\s+(?:stopped\s+using|left|dropped|cancell?ed|got\s+rid\s+of|moved\s+(?:off|away\s+from))(?!\w)"
 )
 # "years ago": a past-time marker after the items takes back its clause's items before it.
+# "Asana is what the curators use": other people's tool, said after it.
+OTHERS_USE = words(r"(?:is|are)\s+what\s+(?:the|our|their|other|some)\s+[\w-]+(?:\s+[\w-]+)?\s+use")
 HISTORY_AFTER = words(
     r"(?:years|months|ages|decades|a\s+(?:few|couple\s+of)\s+years|a\s+long\s+time)\s+ago"
 )
@@ -170,13 +174,13 @@ CONDITIONAL = re.compile(
 HISTORY = words(
     r"years\s+ago|a\s+while\s+ago|before\s+(?:we|i)\s+(?:used|had|kept|sent|ran|were|was|did)"
     # Someone else's suggestion is not the user's request: "a colleague suggested Airtable".
-    r"|(?:someone|somebody|people|(?:a|my|our|one)\s+(?:\w+\s+)?(?:colleague|boss|manager|friend|cohost|co-host"
+    r"|(?:someone|somebody|people|(?:a|my|our|one|the)\s+(?:\w+\s+)?(?:colleague|boss|manager|friend|cohost|co-host"
     r"|partner|coworker|co-worker|nephew|niece|consultant|assistant|contractor|supervisor|daughter|son|wife|husband"
     r"|sister|brother|cousin|dad|mum|mom|uncle|aunt|neighbou?r|accountant|advisor|adviser|cto|ceo|it\s+guy|web\s+guy"
-    r"|team\s*lead|investor|mentor|teacher|coach|co-?admin|admin|co-?founder|office|vendors|customers|clients|users|members|parents"
+    r"|team\s*lead|investor|mentor|teacher|coach|chairman|chair|president|secretary|treasurer|co-?admin|admin|co-?founder|office|vendors|customers|clients|users|members|parents"
     r"|staff|people)(?:\s+[A-Z][\w'’-]+)?)\s+(?:(?:also|once|always|then|even)\s+)?"
     r"(?:suggest(?:s|ed)?|recommend(?:s|ed)?|propos(?:e|es|ed)|mention(?:s|ed)?|swears?\s+by|loves?"
-    r"|keeps?\s+(?:saying|suggesting|pushing|telling\s+(?:me|us))|told\s+(?:me|us)|tells?\s+(?:me|us)"
+    r"|keeps?\s+(?:saying|suggesting|pushing|telling\s+(?:me|us)|going\s+on\s+about|talking\s+about)|goes\s+on\s+about|told\s+(?:me|us)|tells?\s+(?:me|us)"
     r"|wants?\s+(?:me|us)\s+to|wanted\s+(?:me|us)\s+to|push(?:es|ed)?\s+for|insist(?:s|ed)?(?:\s+on)?"
     r"|wants?\s+(?:it|them|this)|keeps?\s+asking(?:\s+for)?|kept\s+asking(?:\s+for)?|have\s+been\s+asking(?:\s+for)?"
     r"|asked\s+(?:if|whether|about|for))"
@@ -187,6 +191,7 @@ HISTORY = words(
     # "Councillor Pryce suggested we also keep a sheet", "someone said use QuickBooks".
     r"|(?<!\w)(?!(?:i|we|you)\s)(?:[\w'’-]+\s+){1,2}?(?:suggested|recommended|proposed)(?!\w)"
     r"|(?:someone|somebody|people|everyone|they)\s+(?:said|says|told\s+(?:me|us))"
+    r"|(?:someone|somebody)\s+(?:on|in|from)\s+(?:the|our)\s+[\w-]+\s+(?:wants?|asked|suggested|keeps?\s+asking)"
     # "I was going to post it to Teams too, but ...": a plan given up.
     r"|(?:i|we)\s+(?:was|were)\s+going\s+to|(?:i|we)\s+(?:had\s+)?planned\s+to"
     # "the previous treasurer used QuickBooks", "the last coordinator had a Trello board".
@@ -234,7 +239,8 @@ LEAD_IN = words(
     r"|add|include|involve|create|build|set\s+up|make|open|run|attach|bring\s+in|touch|go\s+through"
     # "not a fan of Notion", "nobody on the crew uses Slack", "no one in the office reads it".
     r"|(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of|uses|wants|needs|reads|checks|opens|looks\s+at|cares\s+about|bother(?:\s+with)?"
-    r"|crew|team|staff|office|company|here|family|club|really|even|actually|ever"
+    r"|crew|team|staff|office|company|here|family|club|lab|group|department|studio|school|house|shop|clinic"
+    r"|really|even|actually|ever"
     r"|(?:post|send|save|upload|store|put|write|log|push|sync|notify|message|ping|tell|alert|email|contact)(?:ing|s)?"
     r"(?:\s+(?:it|them|this|that|everything|anything|anymore))?(?:\s+back)?(?:\s+(?:to|into|in|on|via|through))?"
 )
@@ -249,6 +255,10 @@ DESCRIBES_NOUN = re.compile(
 )
 SUBSET = re.compile(
     r"\s+(?:those|these|(?:the\s+)?(?:[\w-]+\s+)?ones)(?!\w)(?!\s+(?:any\s*more|no\s+more))",
+    re.IGNORECASE,
+)
+RESTRICTED = re.compile(
+    r"\s+(?:under|over|below|above|older|younger|aged|who|whose|outside|between|unless|except)(?!\w)",
     re.IGNORECASE,
 )
 STILL_GONE = re.compile(r"\s+(?:any\s*more|no\s+more|any\s+longer)(?!\w)", re.IGNORECASE)
@@ -413,6 +423,11 @@ def historical_indices(text: str, hits: list[Hit]) -> set[int]:
         end = CLAUSE_END.search(text, match.end())
         stop = end.start() if end else len(text)
         gone |= {i for i, hit in enumerate(hits) if match.end() <= hit.start and hit.end <= stop}
+    for match in OTHERS_USE.finditer(text):
+        opening = _clause_start(text, match.start())
+        gone |= {
+            i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= match.start()
+        }
     for match in HISTORY_AFTER.finditer(text):
         opening = _clause_start(text, match.start())
         end = CLAUSE_END.search(text, match.end())
@@ -503,8 +518,9 @@ def _after(text: str, phrase: re.Match[str], hits: list[Hit], starts: dict[int, 
     pos = phrase.end()
     while (step := _next(text, pos, hits, starts, bool(taken))) is not None:
         index, pos = step
-        if index is not None and SUBSET.match(text, pos):
-            # "no need to text him those": which things, not whether the step exists.
+        if index is not None and (SUBSET.match(text, pos) or RESTRICTED.match(text, pos)):
+            # "no need to text him those", "don't text anyone under 16": which things, not
+            # whether the step exists.
             break
         noun = DESCRIBES_NOUN.match(text, pos) if index is not None else None
         if noun and index is not None and STILL_GONE.match(text, noun.end()):

@@ -21,7 +21,7 @@ REJECTION = re.compile(
     r"\s*(?:(?:hmm+|hm+|um+|uh+|actually|wait|oh|ok(?:ay)?|well|on\s+second\s+thought)[\s,.]+)*"
     r"(?:(?:no|nah|nope)(?!\w)\s*(?:[.!]|\Z|,?\s*(?:forget|scratch|skip|drop|ditch|not\s+that)(?!\w)"
     # "Hmm, no, sorry, stick with Airtable": the sentence before floated an alternative.
-    r"|,?\s*(?:sorry,?\s*)?(?:stick|stay|keep|go)\s+with(?!\w)|.{0,80}?(?:forget|scrap|scratch|skip|drop)\s+(?:it|that)(?!\w)"
+    r"|,?\s*sorry\s*[.!]|,?\s*(?:sorry,?\s*)?(?:(?:stick|stay|go)\s+with|keep)(?!\w)|.{0,80}?(?:forget|scrap|scratch|skip|drop)\s+(?:it|that)(?!\w)"
     # "wait, no, that was the last show": the sentence before was about something else.
     r"|,?\s*(?:that\s+was|that['’]s\s+(?:from|for)|that\s+(?:is|was)\s+(?:from|for))\s+(?:the|my|our|a|an)\s+"
     r"(?:last|old|previous|other|different|former)(?!\w))"

@@ -125,10 +125,16 @@ async def run_case(case: Case, gateway_url: str, timeout_s: float) -> CaseResult
 
 
 async def converse(session: SessionClient, case: Case) -> int:
-    """The turns, the nudges FORMAT.md allows, then the confirmation; returns turns sent."""
+    """The turns, the nudges FORMAT.md allows, then the confirmation; returns turns sent.
+
+    A last turn that already confirmed ("yeah, that's everything" said to the summary)
+    started the build: nothing more is sent, as a person would send nothing more.
+    """
     for text in case.turns:
         await session.say(text)
     sent = len(case.turns)
+    if (await session.state())["phase"] not in ("gathering", "confirming"):
+        return sent
     for _ in range(MAX_NUDGES):
         if (await session.state())["phase"] == "confirming":
             break

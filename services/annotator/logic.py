@@ -115,7 +115,8 @@ def swapped_out(noted: set[str], match: MatchResult, catalogue: Catalogue) -> se
     """ "Post it in Teams instead": a new item replaces the one noted item it stands in for.
 
     That is the one noted item of the new item's family ("use Gmail instead" replaces the
-    noted email service), or else the one of its kind and role. A noted item the message
+    noted email service); an item of another family is never guessed away ("Teams is out.
+    Instead, text the patient" must not take the Airtable step with it). A noted item the message
     names again may be it ("WhatsApp is a pain to set up, Telegram instead"). Only when the
     message names no removal itself and exactly one item could be meant; otherwise nothing
     is guessed away; nor when the message says what goes by a reference ("scrap the email
@@ -128,14 +129,7 @@ def swapped_out(noted: set[str], match: MatchResult, catalogue: Catalogue) -> se
     others = noted - {entry.id}
     entries = {i: e for i in others if (e := catalogue.get(i)) is not None}
     family = {i for i, e in entries.items() if entry.family and e.family == entry.family}
-    if len(family) == 1:
-        return family
-    same = {
-        i
-        for i, e in entries.items()
-        if i not in match.mentioned and e.kind == entry.kind and e.role == entry.role
-    }
-    return same if not family and len(same) == 1 else set()
+    return family if len(family) == 1 else set()
 
 
 def not_chosen(noted: set[str], match: MatchResult, catalogue: Catalogue) -> set[str]:

@@ -95,6 +95,8 @@ def replay(case: dict, catalogue: Catalogue, model: ModelScript = silent) -> Rep
     session = Session(catalogue, model)
     for text in case["turns"]:
         session.say(text)
+    if session.out.phase == "executing":
+        return session.out  # the last turn confirmed: nothing more is sent (planwire.evaluate)
     for _ in range(MAX_NUDGES):
         if session.out.phase == "confirming":
             break

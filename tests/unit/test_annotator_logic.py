@@ -369,3 +369,14 @@ def test_saying_the_workflow_has_no_schedule_takes_back_a_time_read_as_one():
         ]
     )
     assert "scheduler" not in items(notes)
+
+
+def test_instead_never_guesses_away_an_item_of_another_family():
+    notes = play(
+        [
+            "When a referral lands in Outlook, add it to Airtable and ping the doctors in Teams.",
+            "Forget Teams, nobody opens it.",
+            "Instead, text the patient that we got it.",
+        ]
+    )
+    assert {"outlook", "airtable", "twilio_sms"} <= items(notes)

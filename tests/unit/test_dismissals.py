@@ -85,3 +85,39 @@ def test_context_sets_items_aside_without_taking_anything_back(
     result = detect(text, CATALOGUE)
     assert (set(result.mentioned), set(result.past)) == (mentioned, aside)
     assert not result.removed
+
+
+@pytest.mark.parametrize(
+    ("text", "mentioned", "not_asked"),
+    [
+        # a correction that names the family of the item it takes back
+        (
+            "Pull the rows from our MySQL db every hour. wait no, it moved, it's Postgres now.",
+            {"postgres", "scheduler"},
+            {"mysql"},
+        ),
+        (
+            "Post it in Slack at 9am. Hold on, make that Discord.",
+            {"discord", "scheduler"},
+            {"slack"},
+        ),
+        # later, other people's wishes, other people's tools
+        (
+            "Someone in the office wants a Telegram channel too. That's for next year though.",
+            set(),
+            {"telegram"},
+        ),
+        ("The chair keeps going on about Google Calendar.", set(), {"google_calendar"}),
+        ("Use Trello, Asana is what the designers use.", {"trello"}, {"asana"}),
+        ("The backups go to S3, but that's another job.", set(), {"s3"}),
+        # an ordinary sense, and a restriction that keeps the step
+        ("The general sentiment in the team is that it's too slow.", set(), set()),
+        ("Announcements go over the intercom.", set(), set()),
+        ("Don't text anyone under 18.", {"twilio_sms"}, set()),
+        ("Actually no Slack, they don't have it.", set(), {"slack"}),
+        ("There's no slack in the schedule.", set(), set()),
+    ],
+)
+def test_corrections_later_wishes_and_senses(text: str, mentioned: set[str], not_asked: set[str]):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed) | set(result.past)) == (mentioned, not_asked)
