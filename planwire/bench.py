@@ -329,9 +329,16 @@ async def _bench(
     handled_after = await handled_by_process(stack, replicated or [])
     saturation = await _saturate(stack, loads, turns) if saturate else None
     pids = stack.pids
-    before = cpu_seconds(pids)
+    names = {c.pid: c.name for c in [*stack.infra, *stack.services] if c.popen is not None}
+    before = cpu_by_pid(pids)
     await asyncio.sleep(idle_s)
-    idle_cpu = (cpu_seconds(pids) - before) / idle_s * 100
+    after = cpu_by_pid(pids)
+    idle_by_pid = {pid: (after[pid] - before.get(pid, 0.0)) / idle_s * 100 for pid in after}
+    idle_cpu = sum(idle_by_pid.values())
+    idle_by_process = {
+        names.get(pid, str(pid)): round(pct, 1)
+        for pid, pct in sorted(idle_by_pid.items(), key=lambda kv: -kv[1])
+    }
     first = loads[0]
     figures = {
         "broker": stack.broker,
@@ -345,6 +352,7 @@ async def _bench(
         "cpu_ms_per_turn": loads[-1]["cpu_ms_per_turn"],
         "redis_commands_per_turn": loads[-1]["redis_commands_per_turn"],
         "idle_cpu_pct": round(idle_cpu, 1),
+        "idle_cpu_pct_by_process": idle_by_process,
         "rss_mb": round(rss_mb(pids), 1),
         "processes": len(pids),
         "loads": loads,
@@ -456,6 +464,8 @@ def report(figures: dict[str, Any], *, details: bool = True) -> str:
         f"start_s: {figures['start_s']}",
         f"broker_rtt_ms: {figures['broker_rtt_ms']}  redis_rtt_ms: {figures['redis_rtt_ms']}",
         f"idle_cpu_pct: {figures['idle_cpu_pct']} (of one core, whole stack)",
+        "idle cpu %: "
+        + ", ".join(f"{k} {v}" for k, v in figures.get("idle_cpu_pct_by_process", {}).items()),
         f"rss_mb: {figures['rss_mb']} ({figures['processes']} processes)",
         f"turn_to_broker_rtt_ratio: {figures['turn_to_broker_rtt_ratio']} (turn p50 at "
         f"{figures['loads'][0]['sessions']} session(s) / broker round trip)",
