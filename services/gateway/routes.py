@@ -16,7 +16,7 @@ from services.gateway import logic
 from services.gateway.access import tenant_of
 from services.gateway.limits import Limits, Refusal
 from services.gateway.metrics import REFUSED, SESSIONS_CREATED, TURNS
-from services.gateway.store import SessionStore, idem_key, outbox_key
+from services.gateway.store import OUTBOUND_PAGE, SessionStore, idem_key, outbox_key
 
 router = APIRouter(prefix="/v1")
 KEEPALIVE_S = 15.0
@@ -279,5 +279,9 @@ async def sse_frames(request: Request, session_id: str, after: str) -> AsyncIter
             for entry_id, event_type, data in events:
                 after = entry_id
                 yield logic.sse_frame(entry_id, event_type, data)
-            if not events and not await watch.wait(KEEPALIVE_S):
+            if len(events) == OUTBOUND_PAGE:
+                continue  # maybe more behind a full page: read on at once
+            # A short page was all there was when it was read, and the event was cleared
+            # before it: wait, rather than read again to find nothing (one XREAD per event).
+            if not await watch.wait(KEEPALIVE_S):
                 yield ": keep-alive\n\n"
