@@ -16,6 +16,7 @@ absolute times do not).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -164,6 +165,59 @@ async def broker_rtt_ms(bootstrap: str, fetch_max_wait_ms: int, rounds: int = 30
             if i:  # the first round includes the consumer's first fetch set-up
                 times.append(time.perf_counter() - started)
     finally:
+        await consumer.stop()
+        await producer.stop()
+    return statistics.median(times) * 1000
+
+
+async def parked_rtt_ms(bootstrap: str, fetch_max_wait_ms: int, rounds: int = 20) -> float:
+    """p50 of produce -> consume when the consumer's fetch is already parked at the broker.
+
+    What a hop in the stack pays: its consumer waits in a fetch while the record arrives.
+    `broker_rtt_ms` produces first and only then asks for the record, so its fetch finds the
+    record already there; an embedded broker that answers a parked fetch late (Tansu: at half
+    the wait, measured) shows the difference here. Records go out at spread points of the wait.
+    """
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+    from shared.bus import ensure_topics
+
+    topic = f"bench.parked.{uuid.uuid4().hex[:8]}"
+    await ensure_topics(bootstrap, [(topic, 1)])
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=False)
+    consumer = AIOKafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        auto_offset_reset="latest",
+        fetch_max_wait_ms=fetch_max_wait_ms,
+    )
+    await producer.start()
+    await consumer.start()
+    arrived: asyncio.Queue[tuple[bytes, float]] = asyncio.Queue()
+
+    async def read() -> None:
+        while True:
+            record = await consumer.getone()
+            arrived.put_nowait((record.value or b"", time.perf_counter()))
+
+    times = []
+    reader = asyncio.create_task(read())
+    try:
+        await consumer.seek_to_end()
+        await asyncio.sleep(fetch_max_wait_ms / 1000)  # a fetch is parked by now
+        for i in range(rounds):
+            # Past the previous answer, at a point spread over the wait (never a multiple of it).
+            await asyncio.sleep(fetch_max_wait_ms / 1000 * (1.0 + (i * 0.37) % 1.0))
+            started = time.perf_counter()
+            await producer.send_and_wait(topic, str(i).encode())
+            async with asyncio.timeout(10):
+                while (found := await arrived.get())[0] != str(i).encode():
+                    pass
+            times.append(found[1] - started)
+    finally:
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
         await consumer.stop()
         await producer.stop()
     return statistics.median(times) * 1000
@@ -322,6 +376,8 @@ async def _bench(
 ) -> dict[str, Any]:
     wait_ms = int(stack.env.get("PLANWIRE_FETCH_MAX_WAIT_MS", "500"))
     broker_rtt = await broker_rtt_ms(stack.bootstrap, wait_ms)
+    turn_wait_ms = int(stack.env.get("PLANWIRE_TURN_FETCH_MAX_WAIT_MS", wait_ms))
+    parked_rtt = await parked_rtt_ms(stack.bootstrap, turn_wait_ms)
     redis_rtt = await redis_rtt_ms(stack.redis_url)
     await play_sessions(stack.gateway_url, 1, 2)  # warm-up: connections, first fetches
     handled_before = await handled_by_process(stack, replicated or [])
@@ -329,14 +385,23 @@ async def _bench(
     handled_after = await handled_by_process(stack, replicated or [])
     saturation = await _saturate(stack, loads, turns) if saturate else None
     pids = stack.pids
-    before = cpu_seconds(pids)
+    names = {c.pid: c.name for c in [*stack.infra, *stack.services] if c.popen is not None}
+    before = cpu_by_pid(pids)
     await asyncio.sleep(idle_s)
-    idle_cpu = (cpu_seconds(pids) - before) / idle_s * 100
+    after = cpu_by_pid(pids)
+    idle_by_pid = {pid: (after[pid] - before.get(pid, 0.0)) / idle_s * 100 for pid in after}
+    idle_cpu = sum(idle_by_pid.values())
+    idle_by_process = {
+        names.get(pid, str(pid)): round(pct, 1)
+        for pid, pct in sorted(idle_by_pid.items(), key=lambda kv: -kv[1])
+    }
     first = loads[0]
     figures = {
         "broker": stack.broker,
         "fetch_max_wait_ms": wait_ms,
         "broker_rtt_ms": round(broker_rtt, 2),
+        "turn_fetch_max_wait_ms": turn_wait_ms,
+        "parked_rtt_ms": round(parked_rtt, 2),
         "redis_rtt_ms": round(redis_rtt, 3),
         "turn_p50_ms": first["turn_p50_ms"],
         "turn_p99_ms": loads[-1]["turn_p99_ms"],
@@ -345,6 +410,7 @@ async def _bench(
         "cpu_ms_per_turn": loads[-1]["cpu_ms_per_turn"],
         "redis_commands_per_turn": loads[-1]["redis_commands_per_turn"],
         "idle_cpu_pct": round(idle_cpu, 1),
+        "idle_cpu_pct_by_process": idle_by_process,
         "rss_mb": round(rss_mb(pids), 1),
         "processes": len(pids),
         "loads": loads,
@@ -455,7 +521,11 @@ def report(figures: dict[str, Any], *, details: bool = True) -> str:
         f"broker: {figures['broker']} (fetch wait {figures['fetch_max_wait_ms']} ms)",
         f"start_s: {figures['start_s']}",
         f"broker_rtt_ms: {figures['broker_rtt_ms']}  redis_rtt_ms: {figures['redis_rtt_ms']}",
+        f"parked_rtt_ms: {figures.get('parked_rtt_ms')} (a fetch already waiting, at the turn "
+        f"path's {figures.get('turn_fetch_max_wait_ms')} ms wait)",
         f"idle_cpu_pct: {figures['idle_cpu_pct']} (of one core, whole stack)",
+        "idle cpu %: "
+        + ", ".join(f"{k} {v}" for k, v in figures.get("idle_cpu_pct_by_process", {}).items()),
         f"rss_mb: {figures['rss_mb']} ({figures['processes']} processes)",
         f"turn_to_broker_rtt_ratio: {figures['turn_to_broker_rtt_ratio']} (turn p50 at "
         f"{figures['loads'][0]['sessions']} session(s) / broker round trip)",

@@ -41,8 +41,9 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
 # Consumer settings per embedded broker (each overridable by the same environment variable).
-# Tansu does not wake fetch long-polls on new data, so each hop waits up to the fetch wait;
-# but every idle consumer polls once per wait, and Tansu and the services pay for each poll.
+# Tansu does not wake fetch long-polls on new data: it looks at 1/2, 3/4, 7/8 ... of the wait
+# (docs/performance.md, section 8), so each hop waits up to half the fetch wait; but every
+# idle consumer polls once per wait, and Tansu and the services pay for each poll.
 # Measured with `planwire bench` (idle CPU of the whole stack, turn p50): 50 ms -> 99% of a
 # core, 48 ms; 100 ms -> 65%, 83 ms; 150 ms -> 33%, 121 ms; 250 ms -> 25%, 134 ms.
 # So the seven consumers a user's turn waits on poll every 50 ms and the rest (plans, steps,

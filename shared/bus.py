@@ -21,6 +21,10 @@ from shared.settings import InfraSettings
 from shared.tracing import kafka_middlewares
 
 log = logging.getLogger("planwire.bus")
+# FastStream's per-message "Received" / "Processed" lines, at DEBUG through the process's own
+# logging (shared/logs.py): at INFO they were two formatted writes per message in every
+# service, all of a busy log. Handler errors are still logged at ERROR.
+ACCESS_LOG = logging.getLogger("planwire.kafka")
 
 
 def make_broker(settings: InfraSettings, *, client_id: str) -> KafkaBroker:
@@ -35,6 +39,8 @@ def make_broker(settings: InfraSettings, *, client_id: str) -> KafkaBroker:
         client_id=client_id,
         acks=acks,
         enable_idempotence=settings.kafka_idempotence,
+        logger=ACCESS_LOG,
+        log_level=logging.DEBUG,
         middlewares=[
             KafkaPrometheusMiddleware(registry=REGISTRY, app_name=client_id),
             *kafka_middlewares(client_id),

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from faststream._internal.context import Context  # the class; faststream.Context makes one
 from redis.asyncio import Redis
 
 from shared.faults import crash_point
@@ -39,6 +40,34 @@ class HandlerDeps:
     redis: Redis
     dedupe_ttl_s: int
     claim_lease_s: float = LEASE_S  # the kit sets it from the settings (shared/service.py)
+
+
+class LoopContext(Context):
+    """FastStream's `Context()`, resolved on the event loop.
+
+    fast_depends runs a custom field's plain `use` through `anyio.to_thread.run_sync`, so a
+    handler's `deps=Context()` cost a worker-thread round trip on every message (seen in
+    py-spy profiles of the trimmer and the gateway); a coroutine `use` is awaited in place.
+    """
+
+    async def use(self, /, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+        return super().use(**kwargs)
+
+
+def on_loop(parameter: inspect.Parameter) -> inspect.Parameter:
+    """The parameter with a `Context()` default replaced by an equal `LoopContext`."""
+    found = parameter.default
+    if type(found) is not Context:
+        return parameter
+    return parameter.replace(
+        default=LoopContext(
+            found.name,
+            default=found.default,
+            initial=found.initial,
+            cast=found.cast,
+            prefix=found.prefix,
+        )
+    )
 
 
 def handles(service: str, *, claim: Claim = True) -> Callable[[Handler], Handler]:
@@ -73,6 +102,11 @@ def handles(service: str, *, claim: Claim = True) -> Callable[[Handler], Handler
             EVENTS_HANDLED.labels(service, name).inc()
 
         scoped.service = service  # type: ignore[attr-defined]  # what the kit checks for
+        # FastStream reads the parameters from here (annotations still resolve in the handler's
+        # module: fast_depends unwraps to it for globals).
+        scoped.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[on_loop(p) for p in signature.parameters.values()]
+        )
         return scoped
 
     return wrap

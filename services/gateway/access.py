@@ -14,8 +14,9 @@ def unauthorized(exc: auth.Unauthorized) -> HTTPException:
     return HTTPException(401, str(exc), headers={"WWW-Authenticate": "Bearer"})
 
 
-def tenant_of(request: Request) -> str:
-    """The caller's tenant: every route resolves it here, from the bearer key or the cookie."""
+async def tenant_of(request: Request) -> str:
+    """The caller's tenant: every route resolves it here, from the bearer key or the cookie.
+    A coroutine: FastAPI runs a plain `def` dependency on a worker thread."""
     authenticator: auth.Authenticator = request.app.state.auth
     try:
         return authenticator.tenant(

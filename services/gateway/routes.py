@@ -16,7 +16,7 @@ from services.gateway import logic
 from services.gateway.access import tenant_of
 from services.gateway.limits import Limits, Refusal
 from services.gateway.metrics import REFUSED, SESSIONS_CREATED, TURNS
-from services.gateway.store import SessionStore, idem_key, outbox_key
+from services.gateway.store import OUTBOUND_PAGE, SessionStore, idem_key, outbox_key
 
 router = APIRouter(prefix="/v1")
 KEEPALIVE_S = 15.0
@@ -41,6 +41,12 @@ def limits_of(request: Request) -> Limits:
     return limits
 
 
+async def the_store(request: Request) -> SessionStore:
+    """`store_of` as a dependency. Every dependency here is a coroutine: FastAPI runs a plain
+    `def` one on a worker thread, a thread hand-off per request for microseconds of work."""
+    return store_of(request)
+
+
 def refused(refusal: Refusal) -> HTTPException:
     """A 429/503 with Retry-After, counted by reason."""
     REFUSED.labels(str(refusal.status)).inc()
@@ -57,7 +63,7 @@ async def within_rate(
         raise refused(Refusal(429, f"over {limit} {what} per {period_s} s for this tenant", wait))
 
 
-def idempotency_key(idempotency_key: str | None = Header(default=None)) -> str | None:
+async def idempotency_key(idempotency_key: str | None = Header(default=None)) -> str | None:
     """The request's Idempotency-Key header, checked (422 when malformed)."""
     try:
         return logic.idempotency_key(idempotency_key)
@@ -66,7 +72,7 @@ def idempotency_key(idempotency_key: str | None = Header(default=None)) -> str |
 
 
 async def owned_session(
-    session_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
+    session_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(the_store)
 ) -> str:
     """The session id if it exists and belongs to the caller; 404 otherwise (no existence leak)."""
     if not logic.plausible_id(session_id) or await store.tenant(session_id) != tenant:
@@ -104,7 +110,7 @@ async def create_session(
 
 @router.get("/sessions")
 async def list_sessions(
-    tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
+    tenant: str = Depends(tenant_of), store: SessionStore = Depends(the_store)
 ) -> dict[str, Any]:
     """The caller's recent conversations, newest first, to come back to."""
     return {"sessions": await store.sessions_of(tenant)}
@@ -215,7 +221,7 @@ async def get_outline(request: Request, session_id: str = Depends(owned_session)
 
 @router.get("/workflows/{workflow_id}")
 async def get_workflow(
-    workflow_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(store_of)
+    workflow_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(the_store)
 ) -> dict[str, Any]:
     """The saved workflow document (the caller's tenant only)."""
     found = await store.workflow(workflow_id) if logic.plausible_id(workflow_id) else None
@@ -273,5 +279,9 @@ async def sse_frames(request: Request, session_id: str, after: str) -> AsyncIter
             for entry_id, event_type, data in events:
                 after = entry_id
                 yield logic.sse_frame(entry_id, event_type, data)
-            if not events and not await watch.wait(KEEPALIVE_S):
+            if len(events) == OUTBOUND_PAGE:
+                continue  # maybe more behind a full page: read on at once
+            # A short page was all there was when it was read, and the event was cleared
+            # before it: wait, rather than read again to find nothing (one XREAD per event).
+            if not await watch.wait(KEEPALIVE_S):
                 yield ": keep-alive\n\n"

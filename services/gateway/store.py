@@ -91,6 +91,7 @@ redis.call('SET', KEYS[1], cjson.encode(record), 'KEEPTTL')
 return 1
 """
 SESSION_LIST_MAX = 50
+OUTBOUND_PAGE = 100  # entries one read of a session's stream returns at most
 
 
 def idem_key(scope: str, key: str) -> str:
@@ -251,7 +252,7 @@ class SessionStore(RedisStore):
         self, session_id: str, after: str
     ) -> list[tuple[str, str, dict[str, Any]]]:
         """Events after stream id `after`, without waiting (`outbox.OutboxHub` waits)."""
-        reply = await self.redis.xread({outbox_key(session_id): after}, count=100)
+        reply = await self.redis.xread({outbox_key(session_id): after}, count=OUTBOUND_PAGE)
         return [
             (entry_id, fields["type"], json.loads(fields["data"]))
             for entry_id, fields in _stream_entries(reply)
