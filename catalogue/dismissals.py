@@ -39,7 +39,8 @@ CONTEXT = words(
     r"|for\s+next\s+(?:year|season|version|time|release|quarter|month)|not\s+(?:this|the\s+first)\s+(?:build|version|release|round|one)"
     r"|nothing\s+to\s+do\s+with|(?:not|isn['’]?t)\s+for\s+(?:this|now)|(?:a\s+)?later\s+thing|phase\s+(?:2|two)"
     r"|(?<![/.])v2(?![/.])|version\s+2|next\s+version|(?:just|only)\s+context|does\s*n['’]?t\s+matter|doesn['’]?t\s+matter"
-    r"|not\s+for\s+this\s+version"
+    r"|not\s+for\s+this\s+version|not\s+(?:the|for\s+the)\s+(?:computer|bot|system|workflow|automation|machine)(?:['’]s)?"
+    r"|that['’]?s\s+(?:just\s+)?how\s+[\w-]+\s+works|no\s+need\s+to\s+automate|nothing\s+to\s+automate"
 )
 # A clause that points back: a pronoun outside the cue, or nothing but the cue ("hold on").
 POINTER = words(r"it|that|this|those|these|them|which|one")
@@ -66,7 +67,7 @@ def dismissed_indices(
     aside: set[int] = set()
     for pattern, into in ((REJECTION, removed), (CONTEXT, aside)):
         for match in pattern.finditer(text):
-            reach = _reach(text, hits, match, family)
+            reach = _reach(text, hits, match, family, whole=pattern is CONTEXT)
             into |= {i for i in reach if not _picked(text, hits[i])}
     return removed, aside - removed
 
@@ -78,7 +79,11 @@ def _items(hits: list[Hit], start: int, end: int) -> list[int]:
 
 
 def _reach(
-    text: str, hits: list[Hit], cue: re.Match[str], family: Callable[[str], str | None]
+    text: str,
+    hits: list[Hit],
+    cue: re.Match[str],
+    family: Callable[[str], str | None],
+    whole: bool = False,
 ) -> list[int]:
     """The items a cue speaks of (see the module doc)."""
     opening = sentence_start(text, cue.start())
@@ -97,6 +102,8 @@ def _reach(
     )
     if len(rest.split()) > 1 and not points:
         return []  # "the rest is not part of this": about something else, named or not
+    if whole and (earlier := _items(hits, opening, clauses[here][0])):
+        return earlier  # context covers everything said before it in the sentence
     for a, b in reversed(clauses[:here]):
         if earlier := _items(hits, a, b):
             return earlier

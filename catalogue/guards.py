@@ -196,11 +196,29 @@ TEXT_OUT_OF_IT = words(
 )
 
 
+# "read the order number and the signed name from the image": the reading and the picture
+# further apart than a lexicon gap allows.
+READ_FROM_PICTURE = words(
+    r"(?:read|pull|extract|grab|get|take|lift)(?:s|ed|ing)?\s+(?:[\w'’-]+\s+){1,8}?(?:from|off|out\s+of)\s+"
+    r"(?:the|each|every|this|that|those|these|a|an|its|their)\s+(?:photo|picture|image|scan|screenshot|snapshot)s?"
+)
+# "positive, neutral or negative": a sentiment scale.
+SENTIMENT_SCALE = words(
+    r"(?:positive|negative|neutral),?\s+(?:neutral|negative|positive),?\s+(?:or|and)\s+(?:negative|positive|neutral)"
+)
+
+
+def sentiment_scale_hits(text: str) -> list[Hit]:
+    """Sentiment hits where a text is sorted on a positive/neutral/negative scale."""
+    return [Hit(m.start(), m.end(), "sentiment") for m in SENTIMENT_SCALE.finditer(text)]
+
+
 def picture_text_hits(text: str) -> list[Hit]:
-    """OCR hits where text is read out of "it" and the message names a picture."""
-    if not PICTURE.search(text):
-        return []
-    return [Hit(m.start(), m.end(), "ocr") for m in TEXT_OUT_OF_IT.finditer(text)]
+    """OCR hits where text is read from a picture, or out of "it" when the message names one."""
+    found = [Hit(m.start(), m.end(), "ocr") for m in READ_FROM_PICTURE.finditer(text)]
+    if PICTURE.search(text):
+        found += [Hit(m.start(), m.end(), "ocr") for m in TEXT_OUT_OF_IT.finditer(text)]
+    return found
 
 
 def web_lookup_hits(text: str) -> list[Hit]:
@@ -238,7 +256,7 @@ DIRECTIVE = words(
 )
 # "we release on Tuesdays", "every year we miss one": what people do, said as a fact.
 PERSON_STATEMENT = words(
-    r"(?:we|i|they|he|she|people|everyone|nobody|somebody|someone"
+    r"(?:we|i|they|he|she|people|everyone|nobody|somebody|someone|i['’]?m|im|we['’]re"
     r"|shifts|meetings|classes|lessons|services|events|trainings|deliveries|doors|markets|appointments"
     r"|(?:our|my|the|their)\s+(?:\w+\s+)?(?:team|teams|drivers|staff|people|customers|clients|users"
     r"|managers|agents|reps|accountants?|boss|manager|folks|employees|volunteers|students|teachers"
@@ -268,7 +286,21 @@ ROSTER = words(r"rotas?|rosters?|rotations?|shift\s+patterns?|on[\s-]call\s+sche
 # slow to reply"); "so" with an imperative stays one request ("so have it ready by then").
 CLAUSE_BREAK = re.compile(
     r"(?<!\w)(?:but|though|although|however)(?!\w)|,\s*(?=(?:which|who|whom)(?!\w))"
-    r"|(?<!\w)so\s+(?=(?:(?:sometimes|often|usually|then)\s+)?(?:i|we|they|he|she)(?:['’]|\s))",
+    r"|(?<!\w)so\s+(?=(?:(?:sometimes|often|usually|then)\s+)?(?:i|we|they|he|she|it)(?:['’]|\s))"
+    # ", I sit down with Notion every evening": a new subject after a comma is its own clause.
+    r"|,\s*(?=(?:i|we|they|he|she)\s+(?!(?:want|need|would|like|should|must|will|wanna|['’]d)\b))",
+    re.IGNORECASE,
+)
+
+
+# "Parties are in my calendar, usually 2 till 4 on Saturdays": a fact said with "is/are".
+FACT = re.compile(
+    r"\s*(?:(?:the|our|my|their|most|all|some|typical|usual)\s+)?(?:[\w'’-]+\s+){0,2}?[\w'’-]+s\s+(?:are|were)\s",
+    re.IGNORECASE,
+)
+# "for the monthly report", "in the weekly meeting": a thing named by how often it happens.
+FREQUENCY_NAMING = re.compile(
+    r"(?<!\w)(?:for|in|at|from|of|during|before|after|into)\s+(?:the|our|a|my|their|that)\s+\Z",
     re.IGNORECASE,
 )
 
@@ -282,7 +314,10 @@ def observation(sentence: str, before: str) -> bool:
     if DIRECTIVE.search(sentence):
         return False
     return bool(
-        PERSON_STATEMENT.search(sentence) or DESCRIBED.search(before) or ROSTER.search(sentence)
+        PERSON_STATEMENT.search(sentence)
+        or DESCRIBED.search(before)
+        or ROSTER.search(sentence)
+        or FACT.match(sentence)
     )
 
 
@@ -321,6 +356,10 @@ def schedule_is_a_schedule(text: str, hit: Hit) -> bool:
     if BARE_FREQUENCY.match(text[hit.start : hit.end]) and BILLING.search(sentence):
         return False
     if VOLUME_BEFORE.search(text, max(0, hit.start - WINDOW * 2), hit.start):
+        return False
+    if BARE_FREQUENCY.match(text[hit.start : hit.end]) and FREQUENCY_NAMING.search(
+        text, max(0, hit.start - WINDOW), hit.start
+    ):
         return False
     if observation(sentence, text[opening : hit.start]):
         return False

@@ -18,6 +18,7 @@ from catalogue.guards import (
     covered,
     picture_text_hits,
     product_sense,
+    sentiment_scale_hits,
     summary_noun_hits,
     web_lookup_hits,
 )
@@ -35,6 +36,7 @@ FINDERS: dict[str, Callable[[str], list[Hit]]] = {
     "text_summarizer": summary_noun_hits,
     "web_search": web_lookup_hits,
     "ocr": picture_text_hits,
+    "sentiment": sentiment_scale_hits,
 }
 
 

@@ -96,6 +96,9 @@ TRAILING = words(
     r"|(?:got|was|were|is|has\s+been|have\s+been)\s+(?:cancell?ed|dropped|scrapped|discontinued|shut\s+down|retired)"
     r"|(?:can|could)\s+go(?!\s+(?:to|in|into|on))"
     r"|(?:is|are)\s+(?:a\s+)?(?:no-?go|non-?starter|out\s+of\s+the\s+question|dead\s+to\s+(?:us|me))"
+    r"|(?:is|are)(?:n['’]?t|\s+not)\s+(?:allowed|permitted)|(?:is|are|was|were|got)\s+banned"
+    r"|(?:is|are)\s+the\s+(?:old|previous|former)\s+(?:one|account|system|tool|app)"
+    r"|(?:got|was|were)\s+(?:rolled\s+back|reverted|called\s+off|postponed)"
     # "Outlook was my previous job", "Jira was the old tracker": the item belongs to the past.
     r"|(?:was|were)\s+(?:at\s+)?(?:the|my|our|an?)\s+(?:old|previous|former|last)(?!\w)"
     # "Jira is read-only now", "the old Trello board is archived": kept only as a record.
@@ -108,8 +111,11 @@ TRAILING = words(
     r"(?:which|that)\s+(?:we|i)\s+(?:stopped\s+using|left|dropped|cancell?ed|got\s+rid\s+of|moved\s+(?:off|away\s+from))(?!\w)"
 )
 # "years ago": a past-time marker after the items takes back its clause's items before it.
-# "Asana is what the curators use": other people's tool, said after it.
-OTHERS_USE = words(r"(?:is|are)\s+what\s+(?:the|our|their|other|some)\s+[\w-]+(?:\s+[\w-]+)?\s+use")
+# "Asana is what the curators use", "Jira is IT's tool": other people's tool, not ours.
+OTHERS_USE = words(
+    r"(?:is|are)\s+what\s+(?:the|our|their|other|some)\s+[\w-]+(?:\s+[\w-]+)?\s+use"
+    r"|(?:is|are)\s+(?:(?:the\s+)?(?:[\w-]+\s+)?[\w-]+['’]s|their|someone\s+else['’]s)\s+(?:tool|thing|system|app)"
+)
 HISTORY_AFTER = words(
     r"(?:years|months|ages|decades|a\s+(?:few|couple\s+of)\s+years|a\s+long\s+time)\s+ago"
 )
@@ -143,7 +149,7 @@ OUT = words(r"out|alone|for\s+later|till\s+later|until\s+later|aside")
 # "I doubt we need Dropbox here, skip it": the removal points back at the last item named.
 ANAPHORA = words(
     r"(?:skip|drop|scrap|scratch|ditch|remove|forget(?:\s+about)?|lose|kill|nix|bin|dropped|scrapped|ditched|removed"
-    r"|killed|binned|decided\s+against|ruled\s+out|gave\s+up\s+on|left)\s+(?:it|that|this|them|those)(?:\s+(?:one|part|bit|step))?"
+    r"|killed|binned|banned|decided\s+against|ruled\s+out|gave\s+up\s+on|left)\s+(?:it|that|this|them|those)(?:\s+(?:one|part|bit|step))?"
     r"|(?:won['’]?t|don['’]?t|do\s+not|will\s+not|doesn['’]?t|never)\s+(?:really\s+|actually\s+)?(?:need|want|use|involve|touch|include|add)\s+(?:it|that|this|them)"
     r"|(?:declined|rejected|vetoed|refused|turned\s+down)(?:\s+(?:it|that|this|them))?|turned\s+(?:it|that|this|them)\s+down"
     r"|(?:can|could)\s+live\s+without\s+(?:it|that|this|them)"
@@ -227,6 +233,7 @@ FILLER = words(
     r"|integration|account|stuff|thing|one|node|connection|either|altogether|entirely|completely|too|as\s+well"
     r"|for\s+now|about|even|really|actually|necessarily|probably|honestly|here|bits?|pieces?|side|route|channel|messages?"
     r"|trial|subscription|licen[cs]e|plan|contract|setup|idea|option|own|separate|extra|additional|dedicated|special"
+    r"|migration|move|switch|rollout|transition|written|manual|automatic|automated|machine|human|live"
 )
 # Verbs that may stand only before the first item: "not to Slack", "don't need the SMS part".
 LEAD_IN = words(
@@ -240,7 +247,7 @@ LEAD_IN = words(
     # "not a fan of Notion", "nobody on the crew uses Slack", "no one in the office reads it".
     r"|(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of|uses|wants|needs|reads|checks|opens|looks\s+at|cares\s+about|bother(?:\s+with)?"
     r"|crew|team|staff|office|company|here|family|club|lab|group|department|studio|school|house|shop|clinic"
-    r"|really|even|actually|ever"
+    r"|really|even|actually|ever|do|does"
     r"|(?:post|send|save|upload|store|put|write|log|push|sync|notify|message|ping|tell|alert|email|contact)(?:ing|s)?"
     r"(?:\s+(?:it|them|this|that|everything|anything|anymore))?(?:\s+back)?(?:\s+(?:to|into|in|on|via|through))?"
 )
@@ -300,7 +307,24 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
         removed |= _before(
             text, match.start(), hits, ends, plural=match.group(0)[:3].lower() == "are"
         )
-    return removed | _circumfix(text, hits, starts) | _anaphora(text, hits) | _no_need(text, hits)
+    return (
+        removed
+        | _circumfix(text, hits, starts)
+        | _anaphora(text, hits)
+        | _no_need(text, hits)
+        | _others_tool(text, hits)
+    )
+
+
+def _others_tool(text: str, hits: list[Hit]) -> set[int]:
+    """Items said to be someone else's tool in their clause (see OTHERS_USE)."""
+    gone: set[int] = set()
+    for match in OTHERS_USE.finditer(text):
+        opening = _clause_start(text, match.start())
+        gone |= {
+            i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= match.start()
+        }
+    return gone
 
 
 def _no_need(text: str, hits: list[Hit]) -> set[int]:
@@ -423,11 +447,6 @@ def historical_indices(text: str, hits: list[Hit]) -> set[int]:
         end = CLAUSE_END.search(text, match.end())
         stop = end.start() if end else len(text)
         gone |= {i for i, hit in enumerate(hits) if match.end() <= hit.start and hit.end <= stop}
-    for match in OTHERS_USE.finditer(text):
-        opening = _clause_start(text, match.start())
-        gone |= {
-            i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= match.start()
-        }
     for match in HISTORY_AFTER.finditer(text):
         opening = _clause_start(text, match.start())
         end = CLAUSE_END.search(text, match.end())
@@ -449,7 +468,7 @@ DISCLAIMER = words(
     r"(?:does\s*n['’]?t|doesn['’]?t|does\s+not|won['’]?t)\s+matter\s+(?:for|here|to)|(?:is|are|that['’]?s|it['’]?s)\s+"
     r"(?:not\s+(?:important|relevant)\s+(?:for|to|here)|irrelevant|unrelated)|unrelated\s+to\s+(?:this|the)"
     r"|unrelated(?=\s*(?:[,.!;]|\Z))|(?:irrelevant|not\s+relevant)\s+(?:here|for\s+this|to\s+this)"
-    r"|(?:in\s+case|if)\s+(?:that|it)\s+(?:matters|helps)|only\s+matters\s+for|(?:has|have)\s+nothing\s+to\s+do\s+with|nothing\s+to\s+automate|just\s+so\s+you\s+know|just\s+for\s+context"
+    r"|(?:in\s+case|if)\s+(?:that|it)\s+matters|only\s+matters\s+for|(?:has|have)\s+nothing\s+to\s+do\s+with|nothing\s+to\s+automate|just\s+so\s+you\s+know|just\s+for\s+context"
     r"|(?:that['’]?s|it['’]?s)\s+(?:just\s+)?(?:me|my\s+(?:job|problem|thing)|personal|a\s+(?:whole\s+)?(?:other|different|separate)\s+(?:thing|problem|story|matter))"
     r"|not\s+the\s+(?:workflow|bot|automation)|(?:isn|aren)['’]?t\s+relevant|not\s+for\s+the\s+(?:workflow|bot|automation)"
 )
@@ -471,7 +490,7 @@ def _set_aside(text: str, hits: list[Hit]) -> set[int]:
         closing = SENTENCE_END.search(text, match.end())
         stop = closing.start() if closing else len(text)
         if not text[opening : match.start()].strip(" ,") and opening:
-            stop, opening = opening, sentence_start(text, max(0, opening - 1))
+            opening = sentence_start(text, max(0, opening - 1))  # and the sentence before
         aside |= {i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= stop}
     for start in [0, *(m.end() for m in SENTENCE_END.finditer(text))]:
         if BACKGROUND.match(text, start):

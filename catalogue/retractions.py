@@ -17,11 +17,16 @@ from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start
 
 # "No.", "Nope!", "hmm no, forget it", "actually no, skip the calendar bit", "nah".
 # A "no" that goes on to say something else ("No emojis", "No, that's fine") is not one.
+# "Hmm no, this season we made a Telegram group": a hesitation, then no, then something else;
+# it takes back the sentence before when that names one item (more: catalogue/dismissals.py).
+HESITANT_NO = re.compile(
+    r"\s*(?:(?:hmm+|hm+|um+|uh+|ah+|actually|wait|oh)[\s,.]+)+(?:no|nah|nope),", re.IGNORECASE
+)
 REJECTION = re.compile(
     r"\s*(?:(?:hmm+|hm+|um+|uh+|actually|wait|oh|ok(?:ay)?|well|on\s+second\s+thought)[\s,.]+)*"
     r"(?:(?:no|nah|nope)(?!\w)\s*(?:[.!]|\Z|,?\s*(?:forget|scratch|skip|drop|ditch|not\s+that)(?!\w)"
     # "Hmm, no, sorry, stick with Airtable": the sentence before floated an alternative.
-    r"|,?\s*sorry\s*[.!]|,?\s*(?:sorry,?\s*)?(?:(?:stick|stay|go)\s+with|keep)(?!\w)|.{0,80}?(?:forget|scrap|scratch|skip|drop)\s+(?:it|that)(?!\w)"
+    r"|,?\s*sorry(?!\w)|\s+(?:actually\s+)?(?:don['’]?t|do\s+not)(?!\w)|,?\s*(?:sorry,?\s*)?(?:(?:stick|stay|go)\s+with|keep)(?!\w)|.{0,80}?(?:forget|scrap|scratch|skip|drop)\s+(?:it|that)(?!\w)"
     # "wait, no, that was the last show": the sentence before was about something else.
     r"|,?\s*(?:that\s+was|that['’]s\s+(?:from|for)|that\s+(?:is|was)\s+(?:from|for))\s+(?:the|my|our|a|an)\s+"
     r"(?:last|old|previous|other|different|former)(?!\w))"
@@ -52,13 +57,21 @@ def rejected_indices(text: str, hits: list[Hit]) -> set[int]:
     gone: set[int] = set()
     for start in starts:
         answered = text[start - 1] == "?" and ANSWER_NO.match(text, start)
-        if start >= len(text) or not (REJECTION.match(text, start) or answered):
+        hesitant = HESITANT_NO.match(text, start)
+        if start >= len(text) or not (REJECTION.match(text, start) or answered or hesitant):
             continue
         end = start - 1
         while end > 0 and text[end - 1] in ".!?;\n \t…":  # "Notion... actually no": one end
             end -= 1
         previous = sentence_start(text, end)
-        gone |= {i for i, hit in enumerate(hits) if previous <= hit.start < start and hit.id != REF}
+        for _ in range(2):  # "Airtable after all? I keep going back and forth... no."
+            if previous == 0 or any(previous <= h.start < start and h.id != REF for h in hits):
+                break
+            previous = sentence_start(text, previous - 1)
+        taken = {i for i, hit in enumerate(hits) if previous <= hit.start < start and hit.id != REF}
+        if hesitant and not (REJECTION.match(text, start) or answered):
+            taken = taken if len({hits[i].id for i in taken}) == 1 else set()
+        gone |= taken
     return gone
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalogue import detect, load_catalogue
+from catalogue import detect, find_mentions, load_catalogue
 
 CATALOGUE = load_catalogue()
 
@@ -121,3 +121,55 @@ def test_context_sets_items_aside_without_taking_anything_back(
 def test_corrections_later_wishes_and_senses(text: str, mentioned: set[str], not_asked: set[str]):
     result = detect(text, CATALOGUE)
     assert (set(result.mentioned), set(result.removed) | set(result.past)) == (mentioned, not_asked)
+
+
+@pytest.mark.parametrize(
+    ("text", "mentioned", "not_asked"),
+    [
+        # a hesitation, then no, about the one item of the sentence before
+        (
+            "Send it by Slack. Hmm no, the volunteers all joined a Discord server.",
+            {"discord"},
+            {"slack"},
+        ),
+        ("Email it from Outlook? Nah actually don't, use Gmail.", {"gmail"}, {"outlook"}),
+        ("Airtable after all? I keep changing my mind... no.", set(), {"airtable"}),
+        # other people's tools, bans, rollbacks, old accounts
+        ("Jira is the dev team's tool, we use Trello.", {"trello"}, {"jira"}),
+        ("Telegram isn't allowed on work phones.", set(), {"telegram"}),
+        ("Outlook is the old account, it's Gmail now.", {"gmail"}, {"outlook"}),
+        # facts about when things happen, context covering the whole sentence before it
+        ("Lessons are usually on Saturdays, that's just how the club works.", set(), set()),
+        ("Classes are 9 till 5 on weekdays.", set(), set()),
+        (
+            "The fee changes at the start of each month, I do it by hand in Airtable, nothing to automate there.",
+            set(),
+            {"airtable", "scheduler"},
+        ),
+        ("Figures go in the monthly report for the board.", set(), set()),
+        # near misses that stay requests
+        ("Every Monday at 10, send the recap.", {"scheduler", "text_summarizer"}, set()),
+        ("Best is each evening at 18h.", {"scheduler"}, set()),
+    ],
+)
+def test_sixth_round_hesitations_others_tools_and_facts(
+    text: str, mentioned: set[str], not_asked: set[str]
+):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed) | set(result.past)) == (mentioned, not_asked)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Take the invoice number and the total from the scan.", {"ocr"}),
+        ("Sort each review as positive, neutral or negative.", {"sentiment"}),
+        ("Also put the newsletter into those two languages.", {"translator"}),
+        ("The texts should go out in English and Spanish.", {"translator"}),
+        ("Customers pay through a stripe link.", {"stripe"}),
+        ("Send them a thank u txt.", {"twilio_sms"}),
+        ("Residents never answer the intercom.", set()),
+    ],
+)
+def test_sixth_round_paraphrases_and_senses(text: str, expected: set[str]):
+    assert set(find_mentions(text, CATALOGUE)) == expected
