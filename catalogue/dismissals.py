@@ -32,6 +32,8 @@ REJECTION = words(
     # "not the email thing", "that's the yoga pose thing, not the app": the other sense.
     r"|not\s+(?:the|a)\s+(?:app|software|tool|product|service|platform|(?:[\w-]+\s+){0,2}thing)(?!\w)"
     r"|(?:that['’]?s|it['’]?s|is)\s+(?:the|a)\s+(?:[\w-]+\s+){0,2}(?:term|word|sense|pose|magazine|meaning)(?!\w)"
+    # "S3 is a berth, nothing to do with Amazon": the word names something else here.
+    r"|(?:is|are)\s+(?:just\s+)?(?:a|an|the)\s+[\w-]+(?:\s+[\w-]+)?,?\s+(?:nothing\s+to\s+do\s+with|not\s+(?:the|a|an)\s+)"
 )
 CONTEXT = words(
     r"not\s+part\s+of\s+(?:this|it|the\s+\w+)"
@@ -68,7 +70,8 @@ def dismissed_indices(
     for pattern, into in ((REJECTION, removed), (CONTEXT, aside)):
         for match in pattern.finditer(text):
             reach = _reach(text, hits, match, family, whole=pattern is CONTEXT)
-            into |= {i for i in reach if not _picked(text, hits[i])}
+            opening = sentence_start(text, match.start())
+            into |= {i for i in reach if hits[i].start < opening or not _picked(text, hits[i])}
     return removed, aside - removed
 
 
@@ -92,9 +95,16 @@ def _reach(
     bounds = [opening, *(m.end() for m in CLAUSE.finditer(text, opening, stop)), stop]
     clauses = list(itertools.pairwise(bounds))
     here = next((k for k, (a, b) in enumerate(clauses) if a <= cue.start() < b), len(clauses) - 1)
-    own = _items(hits, *clauses[here])
+    named = _items(hits, *clauses[here])
+    own = [i for i in named if not _picked(text, hits[i])]
     if own:
         return own
+    if named:  # "wait no, checked with IT, it's MySQL": the pick corrects the sentence before
+        corrected = {family(hits[i].id) for i in named} - {None}
+        previous = (
+            _items(hits, sentence_start(text, max(0, opening - 1)), opening) if opening else []
+        )
+        return [i for i in previous if family(hits[i].id) in corrected]
     start, end = clauses[here]
     rest = (text[start : cue.start()] + " " + text[cue.end() : end]).strip(" ,.;:!?-—–")
     points = POINTER.search(rest) or (

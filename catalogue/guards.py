@@ -133,6 +133,7 @@ def _capitalised_mid_sentence(text: str, hit: Hit) -> bool:
     )
 
 
+STYLE_AFTER = re.compile(r"[-\s](?:style|like|esque|ish|type)(?!\w)", re.IGNORECASE)
 ALONE_BEFORE = re.compile(r"(?:\A|[.!?;]\s+)\Z")
 ALONE_AFTER = re.compile(r"\s*[.!?;](?:\s|\Z)")
 
@@ -144,6 +145,8 @@ def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
     `needs_context` ("teams", "linear") must also show the product: a `context` noun after it,
     a product preposition right before it, or a capital letter mid-sentence.
     """
+    if STYLE_AFTER.match(text, hit.end):
+        return False  # "a shopify-style roundup": like the product, not the product
     if (
         entry.ordinary
         and covered(text, hit, entry.ordinary)
@@ -204,7 +207,9 @@ READ_FROM_PICTURE = words(
 )
 # "positive, neutral or negative": a sentiment scale.
 SENTIMENT_SCALE = words(
-    r"(?:positive|negative|neutral),?\s+(?:neutral|negative|positive),?\s+(?:or|and)\s+(?:negative|positive|neutral)"
+    r"(?:positive|negative|neutral|happy|unhappy|satisfied|angry)(?:\s*[,/]\s*|\s+(?:or|and)\s+)"
+    r"(?:neutral|negative|positive|unhappy|happy|ok|okay|meh)(?:\s*[,/]\s*(?:or\s+|and\s+)?|,?\s+(?:or|and)\s+)"
+    r"(?:negative|positive|neutral|unhappy|angry|happy)"
 )
 
 
@@ -270,7 +275,10 @@ PERSON_STATEMENT = words(
 )
 # "start dates are usually Mondays": a day that describes the data.
 DESCRIBED = re.compile(
-    r"(?<!\w)(?:is|are|was|were)\s+(?:usually|mostly|always|often|normally|typically|generally)\s+(?:held\s+|done\s+|scheduled\s+)?(?:on\s+|at\s+)?\Z",
+    r"(?<!\w)(?:is|are|was|were)\s+(?:usually|mostly|always|often|normally|typically|generally)\s+(?:held\s+|done\s+|scheduled\s+)?(?:on\s+|at\s+)?\Z"
+    # "the door code changes monthly": a thing that changes by itself, not a run.
+    r"|(?<!for\s)(?<!of\s)(?<!any\s)(?<!the\s)(?<!new\s)(?<!no\s)(?<!\w)"
+    r"(?:changes|resets|renews|rotates|expires|rolls\s+over|turns\s+over)\s+\Z",
     re.IGNORECASE,
 )
 
@@ -300,9 +308,15 @@ FACT = re.compile(
 )
 # "for the monthly report", "in the weekly meeting": a thing named by how often it happens.
 FREQUENCY_NAMING = re.compile(
-    r"(?<!\w)(?:for|in|at|from|of|during|before|after|into)\s+(?:the|our|a|my|their|that)\s+\Z",
+    r"(?<!\w)(?:for|in|at|from|of|during|before|after|into)\s+(?:the|our|a|my|their|that)\s+\Z"
+    # "the tracker company sends us the monthly report": someone else makes it.
+    r"|(?<!\w)(?:sends|gives|emails|shares|produces|prepares|does|runs)\s+(?:(?:us|me|them)\s+)?(?:the|a|our|their)\s+\Z",
     re.IGNORECASE,
 )
+
+
+# "Usually between 4 and 5am, because the first wave reports at 05:30": a habit described.
+HABIT = re.compile(r"\s*(?:usually|normally|typically|mostly|generally)(?!\w)", re.IGNORECASE)
 
 
 def observation(sentence: str, before: str) -> bool:
@@ -311,11 +325,13 @@ def observation(sentence: str, before: str) -> bool:
     `before` is the sentence up to the recurring time. "Every Monday I check the inbox"
     still counts as a schedule: "check" is something the workflow can do.
     """
+    if DESCRIBED.search(before):
+        return True  # "the door code changes monthly", however the sentence goes on
     if DIRECTIVE.search(sentence):
         return False
     return bool(
         PERSON_STATEMENT.search(sentence)
-        or DESCRIBED.search(before)
+        or HABIT.match(sentence)
         or ROSTER.search(sentence)
         or FACT.match(sentence)
     )

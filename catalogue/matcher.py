@@ -49,6 +49,9 @@ class MatchResult:
     `restored_refs` bring an item back by a reference ("put the calendar event back in"),
     applied by the caller only to an item the user removed earlier.
     `swap` says the message replaces something ("post it there instead", "back to Slack").
+    `retracted` are ids of a sentence the next one takes back ("Post them in Slack. Actually
+    no, scratch that"): gone if this message brought them, kept if they were noted before
+    (the sentence restated them on its way to the change).
     `chosen` are named ids the message picks as the one of their family ("stick with
     Trello", "back to WhatsApp"), so noted alternatives of that family go.
     `past` are ids named only as history ("we used to track this in Jira", "I used to check
@@ -59,6 +62,7 @@ class MatchResult:
     mentioned: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     past: tuple[str, ...] = ()
+    retracted: tuple[str, ...] = ()
     chosen: tuple[str, ...] = ()
     removed_refs: tuple[tuple[str, ...], ...] = ()
     restored_refs: tuple[tuple[str, ...], ...] = ()
@@ -80,7 +84,11 @@ EVENT_ONLY = re.compile(
     r"|(?<!\w)(?:the\s+(?:workflow|automation|whole\s+thing|bot|flow)|it|this|everything)(?:\s+itself)?\s+"
     r"(?:should|must|can|will|has\s+to|needs\s+to)\s+(?:just\s+|simply\s+|only\s+|always\s+)?"
     r"(?:run|fire|trigger|go|happen|kick\s+off|come)\s+(?:(?:right|straight)\s+away\s+|immediately\s+)?"
-    r"(?:whenever|when|as\s+soon\s+as|each\s+time|every\s+time|the\s+moment|once)(?!\w)",
+    r"(?:whenever|when|as\s+soon\s+as|each\s+time|every\s+time|the\s+moment|once)(?!\w)"
+    # "the email should go immediately whenever a report comes in"
+    r"|(?<!\w)the\s+(?:e-?mail|message|post|alert|notification|text|sms|reminder|update|ping)s?\s+"
+    r"(?:should|must|has\s+to|needs\s+to|can)\s+(?:go|fire|be\s+sent|come)\s+(?:out\s+)?"
+    r"(?:(?:right\s+away|immediately|straight\s+away|instantly)\s+)?(?:whenever|when|as\s+soon\s+as|the\s+moment)(?!\w)",
     re.IGNORECASE,
 )
 
@@ -105,7 +113,18 @@ def hits(text: str, catalogue: Catalogue) -> list[Hit]:
         for hit in paraphrased
         if not any(hit.start < n.end and n.start < hit.end for n in named)
     ]
-    return sorted(named + free)
+    quoted = [m.span(1) for m in WORDING.finditer(text)]
+    return sorted(
+        h for h in named + free if not any(a <= h.start and h.end <= b for a, b in quoted)
+    )
+
+
+# "the card should say 'keys in dropbox'": words the workflow writes, not a step of it.
+WORDING = re.compile(
+    r"(?<!\w)(?:say|says|saying|said|read|reads|reading|text|wording|subject|title|titled|caption)"
+    r"\s*:?\s*[\"'‘“]([^\"'’”\n]{1,200})[\"'’”]",
+    re.IGNORECASE,
+)
 
 
 def _family_of(catalogue: Catalogue, id_: str) -> str | None:
@@ -127,15 +146,25 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     refs = back_references(text, found, catalogue)
     candidates = sorted(found + list(refs))
     rejected, aside = dismissed_indices(text, candidates, lambda id_: _family_of(catalogue, id_))
-    indices = removed_indices(text, candidates) | rejected_indices(text, candidates) | rejected
+    retracted = rejected_indices(text, candidates)
+    indices = removed_indices(text, candidates) | retracted | rejected
+    retracted -= indices - retracted  # a removal said outright is more than a retraction
     indices |= persisting(text, candidates, indices)
     indices |= chosen_over(text, candidates, catalogue)
     history = (historical_indices(text, candidates) | aside) - indices
     history |= persisting(text, candidates, history) - indices
     gone = {candidates[i] for i in indices}
     then = {candidates[i] for i in history}
+    taken_back = {candidates[i] for i in retracted}
     last = {
-        hit.id: "removed" if hit in gone else "past" if hit in then else "named" for hit in found
+        hit.id: "retracted"
+        if hit in taken_back
+        else "removed"
+        if hit in gone
+        else "past"
+        if hit in then
+        else "named"
+        for hit in found
     }
     order = dict.fromkeys(hit.id for hit in found)
     if EVENT_ONLY.search(text) and catalogue.get("scheduler") is not None:
@@ -145,6 +174,7 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
         mentioned=tuple(id_ for id_ in order if last[id_] == "named"),
         removed=tuple(id_ for id_ in order if last[id_] == "removed"),
         past=tuple(id_ for id_ in order if last[id_] == "past"),
+        retracted=tuple(id_ for id_ in order if last[id_] == "retracted"),
         chosen=tuple(i for i in chosen_ids(text, found, catalogue) if last.get(i) == "named"),
         removed_refs=tuple(
             group

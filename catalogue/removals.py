@@ -16,8 +16,13 @@ from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, words
 
 _LEADING = (
     r"drop(?:ping)?",
+    r"neither",
     r"remov(?:e|ing)",
     r"ditching",
+    r"barely",
+    r"hardly",
+    r"rarely",
+    r"seldom",
     r"ignore",
     r"(?:we|i)(?:['’]ll|\s+will|['’]re|\s+are)?\s+cancel(?:l?ing)?",
     r"scrapping",
@@ -154,7 +159,8 @@ ANAPHORA = words(
     r"|(?:declined|rejected|vetoed|refused|turned\s+down)(?:\s+(?:it|that|this|them))?|turned\s+(?:it|that|this|them)\s+down"
     r"|(?:can|could)\s+live\s+without\s+(?:it|that|this|them)"
     r"|(?:not|aren['’]?t|isn['’]?t|won['’]?t\s+be)\s+(?:going\s+to\s+be\s+)?using\s+(?:it|that|this|them)"
-    r"|(?:leave|take|keep|cut)\s+(?:it|that|this|them)\s+out"
+    r"|(?:leave|take|keep|cut)\s+(?:it|that|this|them)\s+(?:out|alone)"
+    r"|(?:don['’]?t|do\s+not|dont)\s+bother\s+with\s+(?:it|that|this|them)"
     # "the fans are on Discord but this shouldn't post anything there": a negated action there.
     r"|(?:shouldn['’]?t|should\s+not|don['’]?t|do\s+not|won['’]?t|will\s+not|mustn['’]?t|must\s+not|never)"
     r"\s+(?:[a-z]+\s+){1,2}?(?:(?:anything|stuff|something|messages?|posts?|notifications?)\s+)?(?:in\s+)?there"
@@ -459,7 +465,7 @@ def historical_indices(text: str, hits: list[Hit]) -> set[int]:
         end = OPENER_END.search(text, match.end())
         stop = end.start() if end else len(text)
         gone |= {i for i, hit in enumerate(hits) if match.end() <= hit.start and hit.end <= stop}
-    return gone | _someday(text, hits) | _set_aside(text, hits)
+    return gone | _someday(text, hits) | _set_aside(text, hits) | _wondered(text, hits)
 
 
 # "doors are at 7pm, doesn't matter for this", "unrelated to this, just mentioning it": what
@@ -470,6 +476,7 @@ DISCLAIMER = words(
     r"|unrelated(?=\s*(?:[,.!;]|\Z))|(?:irrelevant|not\s+relevant)\s+(?:here|for\s+this|to\s+this)"
     r"|(?:in\s+case|if)\s+(?:that|it)\s+matters|only\s+matters\s+for|(?:has|have)\s+nothing\s+to\s+do\s+with|nothing\s+to\s+automate|just\s+so\s+you\s+know|just\s+for\s+context"
     r"|(?:that['’]?s|it['’]?s)\s+(?:just\s+)?(?:me|my\s+(?:job|problem|thing)|personal|a\s+(?:whole\s+)?(?:other|different|separate)\s+(?:thing|problem|story|matter))"
+    r"|(?:fyi|for\s+your\s+info(?:rmation)?)(?=\s*(?:[.!]|\Z))"
     r"|not\s+the\s+(?:workflow|bot|automation)|(?:isn|aren)['’]?t\s+relevant|not\s+for\s+the\s+(?:workflow|bot|automation)"
 )
 
@@ -498,6 +505,26 @@ def _set_aside(text: str, hits: list[Hit]) -> set[int]:
             stop = closing.start() if closing else len(text)
             aside |= {i for i, hit in enumerate(hits) if start <= hit.start and hit.end <= stop}
     return aside
+
+
+# "or maybe email it to my Gmail instead?": an alternative wondered about, not asked for.
+WONDERED = words(
+    r"or\s+(?:maybe|perhaps)|should\s+(?:it|we|that)\s+be|(?:would|might)\s+(?:\w+\s+){0,4}?be\s+better"
+)
+
+
+def _wondered(text: str, hits: list[Hit]) -> set[int]:
+    """Items of a question that wonders about an alternative (WONDERED, ending in "?")."""
+    gone: set[int] = set()
+    for match in WONDERED.finditer(text):
+        opening = sentence_start(text, match.start())
+        closing = SENTENCE_END.search(text, match.end())
+        if closing is None or closing[0] != "?":
+            continue
+        gone |= {
+            i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= closing.start()
+        }
+    return gone
 
 
 def _someday(text: str, hits: list[Hit]) -> set[int]:

@@ -52,6 +52,8 @@ SCHEDULE = words(
             # "the first business day of the month", "the 2nd of every month".
             rf"(?:{ORDINAL})\s+(?:business\s+|working\s+|week)?day\s+of\s+(?:the|each|every|a)\s+month",
             r"\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:each|every|the)\s+month",
+            # "at month end", "by the end of each week".
+            r"(?:at|by|on|every)\s+(?:the\s+)?(?:month|week|quarter|year)[\s-]end",
         )
     )
 )

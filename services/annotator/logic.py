@@ -252,6 +252,7 @@ def fold(
     referred = referred_removals(noted | set(match.mentioned), match)
     removed = (
         model_removed
+        | (set(match.retracted) - noted)
         | referred
         | swapped_out(noted, match, catalogue)
         | not_chosen(noted, match, catalogue)

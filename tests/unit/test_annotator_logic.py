@@ -380,3 +380,14 @@ def test_instead_never_guesses_away_an_item_of_another_family():
         ]
     )
     assert {"outlook", "airtable", "twilio_sms"} <= items(notes)
+
+
+def test_a_retraction_takes_back_what_its_sentence_brought_and_keeps_what_was_noted():
+    notes = play(
+        [
+            "At the end of every month, crunch the numbers from the Google Sheet.",
+            "Send me those monthly numbers in Slack. Actually no, scratch that. Email them from Gmail.",
+        ]
+    )
+    assert {"scheduler", "calculator", "google_sheets", "gmail"} <= items(notes)
+    assert "slack" not in items(notes)

@@ -232,7 +232,10 @@ def test_requests_to_the_assistant_and_unrelated_negations_name_nothing(text: st
 def test_removals(text: str, mentioned: tuple[str, ...], removed: tuple[str, ...]):
     result = detect(text, CATALOGUE)
     # Named only as history is not asked for either (and, unlike a removal, takes nothing back).
-    assert (result.mentioned, result.removed + result.past) == (mentioned, removed)
+    assert (result.mentioned, result.removed + result.past + result.retracted) == (
+        mentioned,
+        removed,
+    )
 
 
 @pytest.mark.parametrize(
@@ -377,7 +380,10 @@ NOT_REMOVALS: list[tuple[str, set[str]]] = [
 @pytest.mark.parametrize(("text", "mentioned", "removed"), REMOVAL_KINDS)
 def test_removal_kinds(text: str, mentioned: set[str], removed: set[str]):
     result = detect(text, CATALOGUE)
-    assert (set(result.mentioned), set(result.removed) | set(result.past)) == (mentioned, removed)
+    assert (
+        set(result.mentioned),
+        set(result.removed) | set(result.past) | set(result.retracted),
+    ) == (mentioned, removed)
 
 
 @pytest.mark.parametrize(("text", "mentioned"), NOT_REMOVALS)
@@ -476,7 +482,10 @@ def test_summarizing_what_the_workflow_finds_is_a_step(text: str, is_step: bool)
 )
 def test_a_negation_about_a_subset_keeps_the_step(text: str, mentioned: set, removed: set):
     result = detect(text, CATALOGUE)
-    assert (set(result.mentioned), set(result.removed) | set(result.past)) == (mentioned, removed)
+    assert (
+        set(result.mentioned),
+        set(result.removed) | set(result.past) | set(result.retracted),
+    ) == (mentioned, removed)
 
 
 # An ordinary word in its own grammar: after a degree adverb an adjective, after "a" and a
@@ -529,7 +538,10 @@ SCOPED_REMOVALS = [
 @pytest.mark.parametrize(("text", "mentioned", "removed"), SCOPED_REMOVALS)
 def test_removal_scope_in_peoples_words(text: str, mentioned: set[str], removed: set[str]):
     result = detect(text, CATALOGUE)
-    assert (set(result.mentioned), set(result.removed) | set(result.past)) == (mentioned, removed)
+    assert (
+        set(result.mentioned),
+        set(result.removed) | set(result.past) | set(result.retracted),
+    ) == (mentioned, removed)
 
 
 # Paraphrases of tools, in words nobody wrote into the catalogue's names.
@@ -691,7 +703,10 @@ def test_a_kind_of_output_declared_unneeded_points_back_at_its_item(text: str, g
 )
 def test_a_thought_taken_back(text: str, mentioned: set[str], removed: set[str]):
     result = detect(text, CATALOGUE)
-    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+    assert (set(result.mentioned), set(result.removed) | set(result.retracted)) == (
+        mentioned,
+        removed,
+    )
 
 
 @pytest.mark.parametrize(
@@ -774,7 +789,10 @@ def test_second_round_of_removals_history_and_asides(
     text: str, mentioned: set[str], not_asked: set[str]
 ):
     result = detect(text, CATALOGUE)
-    assert (set(result.mentioned), set(result.removed) | set(result.past)) == (mentioned, not_asked)
+    assert (
+        set(result.mentioned),
+        set(result.removed) | set(result.past) | set(result.retracted),
+    ) == (mentioned, not_asked)
 
 
 @pytest.mark.parametrize(
@@ -834,7 +852,10 @@ def test_third_round_of_suggestions_verdicts_and_asides(
     text: str, mentioned: set[str], not_asked: set[str]
 ):
     result = detect(text, CATALOGUE)
-    assert (set(result.mentioned), set(result.removed) | set(result.past)) == (mentioned, not_asked)
+    assert (
+        set(result.mentioned),
+        set(result.removed) | set(result.past) | set(result.retracted),
+    ) == (mentioned, not_asked)
 
 
 @pytest.mark.parametrize(
