@@ -408,8 +408,8 @@ def text_is_a_verb(text: str, hit: Hit) -> bool:
     said = text[hit.start : hit.end].lower()
     if "phone" in said and ON_A_CHANNEL.match(text, hit.end):
         return False
-    if not said.startswith("text") or TEXT_NOUN_PHRASE.match(said):
-        return True
+    if not said.startswith("text") or said.startswith("texting") or TEXT_NOUN_PHRASE.match(said):
+        return True  # "the texting" is the SMS step too
     return not TEXT_AS_NOUN.search(text, max(0, hit.start - WINDOW), hit.start)
 
 

@@ -75,18 +75,30 @@ def rejected_indices(text: str, hits: list[Hit]) -> set[int]:
     return gone
 
 
+# A later sentence that gives the reason for a removal names the item without asking for it:
+# "skip the texting. The trust would ask questions about sending numbers to a texting service."
+REASON = re.compile(
+    r"(?<!\w)(?:would|because|since|otherwise|complain\w*|hate\w*|nobody|never)(?!\w)",
+    re.IGNORECASE,
+)
+
+
 def persisting(text: str, hits: list[Hit], gone: set[int]) -> set[int]:
-    """Later namings of a removed item in the same sentence, with nothing reviving it."""
+    """Later namings of a removed item in the same sentence, or in a later one that gives the
+    reason for the removal (REASON), with nothing reviving it in between."""
     kept: set[int] = set()
     for i in sorted(gone):
         removed = hits[i]
         opening = sentence_start(text, removed.start)
         for j in range(i + 1, len(hits)):
             later = hits[j]
-            if sentence_start(text, later.start) != opening or REVIVE.search(
-                text, removed.end, later.start
-            ):
+            if REVIVE.search(text, removed.end, later.start):
                 break
-            if later.id == removed.id and later.id != REF:
+            if sentence_start(text, later.start) == opening:
+                if later.id == removed.id and later.id != REF:
+                    kept.add(j)
+                continue
+            reason = REASON.search(text, sentence_start(text, later.start), later.start)
+            if later.id == removed.id and later.id != REF and reason:
                 kept.add(j)
     return kept

@@ -232,3 +232,22 @@ def test_held_back_kinds_in_other_words(text: str, mentioned: set[str], not_aske
 def test_held_back_paraphrases_and_senses_in_other_words(text: str, expected: set[str]):
     result = detect(text, CATALOGUE)
     assert set(result.mentioned) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "mentioned", "removed"),
+    [
+        ("Skip the texting. The parents would hate getting a texting bill.", set(), {"twilio_sms"}),
+        ("Drop Slack. Actually post the summary to Slack after all.", {"slack"}, set()),
+        (
+            "Drop Slack. We'll move the alerts to Slack next quarter, post them there.",
+            {"slack"},
+            set(),
+        ),
+    ],
+)
+def test_a_reason_after_a_removal_does_not_bring_the_item_back(
+    text: str, mentioned: set[str], removed: set[str]
+):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
