@@ -133,13 +133,13 @@ async def redis_rtt_ms(redis_url: str, rounds: int = 200) -> float:
     return statistics.median(times) * 1000
 
 
-async def broker_rtt_ms(bootstrap: str, fetch_max_wait_ms: int, rounds: int = 30) -> float:
-    """p50 of produce -> consume through the broker at the stack's fetch wait (one partition)."""
+async def _probe_pair(bootstrap: str, prefix: str, fetch_max_wait_ms: int) -> tuple[Any, Any, str]:
+    """A started producer and consumer on a fresh one-partition topic, for a round-trip probe."""
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
     from shared.bus import ensure_topics
 
-    topic = f"bench.rtt.{uuid.uuid4().hex[:8]}"
+    topic = f"bench.{prefix}.{uuid.uuid4().hex[:8]}"
     await ensure_topics(bootstrap, [(topic, 1)])
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=False)
     consumer = AIOKafkaConsumer(
@@ -150,6 +150,12 @@ async def broker_rtt_ms(bootstrap: str, fetch_max_wait_ms: int, rounds: int = 30
     )
     await producer.start()
     await consumer.start()
+    return producer, consumer, topic
+
+
+async def broker_rtt_ms(bootstrap: str, fetch_max_wait_ms: int, rounds: int = 30) -> float:
+    """p50 of produce -> consume through the broker at the stack's fetch wait (one partition)."""
+    producer, consumer, topic = await _probe_pair(bootstrap, "rtt", fetch_max_wait_ms)
     times = []
     try:
         # Until the consumer has its position, a record may arrive before it looks.
@@ -178,21 +184,7 @@ async def parked_rtt_ms(bootstrap: str, fetch_max_wait_ms: int, rounds: int = 20
     record already there; an embedded broker that answers a parked fetch late (Tansu: at half
     the wait, measured) shows the difference here. Records go out at spread points of the wait.
     """
-    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
-
-    from shared.bus import ensure_topics
-
-    topic = f"bench.parked.{uuid.uuid4().hex[:8]}"
-    await ensure_topics(bootstrap, [(topic, 1)])
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=False)
-    consumer = AIOKafkaConsumer(
-        topic,
-        bootstrap_servers=bootstrap,
-        auto_offset_reset="latest",
-        fetch_max_wait_ms=fetch_max_wait_ms,
-    )
-    await producer.start()
-    await consumer.start()
+    producer, consumer, topic = await _probe_pair(bootstrap, "parked", fetch_max_wait_ms)
     arrived: asyncio.Queue[tuple[bytes, float]] = asyncio.Queue()
 
     async def read() -> None:

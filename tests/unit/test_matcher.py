@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from catalogue import MatchResult, detect, evidence, find_mentions, load_catalogue
+from tests.support.reading import reading
 
 CATALOGUE = load_catalogue()
 CASES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "eval" / "cases"
@@ -379,11 +380,7 @@ NOT_REMOVALS: list[tuple[str, set[str]]] = [
 
 @pytest.mark.parametrize(("text", "mentioned", "removed"), REMOVAL_KINDS)
 def test_removal_kinds(text: str, mentioned: set[str], removed: set[str]):
-    result = detect(text, CATALOGUE)
-    assert (
-        set(result.mentioned),
-        set(result.removed) | set(result.past) | set(result.retracted),
-    ) == (mentioned, removed)
+    assert reading(text) == (mentioned, removed)
 
 
 @pytest.mark.parametrize(("text", "mentioned"), NOT_REMOVALS)
@@ -481,11 +478,7 @@ def test_summarizing_what_the_workflow_finds_is_a_step(text: str, is_step: bool)
     ],
 )
 def test_a_negation_about_a_subset_keeps_the_step(text: str, mentioned: set, removed: set):
-    result = detect(text, CATALOGUE)
-    assert (
-        set(result.mentioned),
-        set(result.removed) | set(result.past) | set(result.retracted),
-    ) == (mentioned, removed)
+    assert reading(text) == (mentioned, removed)
 
 
 # An ordinary word in its own grammar: after a degree adverb an adjective, after "a" and a
@@ -537,11 +530,7 @@ SCOPED_REMOVALS = [
 
 @pytest.mark.parametrize(("text", "mentioned", "removed"), SCOPED_REMOVALS)
 def test_removal_scope_in_peoples_words(text: str, mentioned: set[str], removed: set[str]):
-    result = detect(text, CATALOGUE)
-    assert (
-        set(result.mentioned),
-        set(result.removed) | set(result.past) | set(result.retracted),
-    ) == (mentioned, removed)
+    assert reading(text) == (mentioned, removed)
 
 
 # Paraphrases of tools, in words nobody wrote into the catalogue's names.
@@ -788,11 +777,7 @@ SECOND_ROUND = [
 def test_second_round_of_removals_history_and_asides(
     text: str, mentioned: set[str], not_asked: set[str]
 ):
-    result = detect(text, CATALOGUE)
-    assert (
-        set(result.mentioned),
-        set(result.removed) | set(result.past) | set(result.retracted),
-    ) == (mentioned, not_asked)
+    assert reading(text) == (mentioned, not_asked)
 
 
 @pytest.mark.parametrize(
@@ -851,11 +836,7 @@ THIRD_ROUND = [
 def test_third_round_of_suggestions_verdicts_and_asides(
     text: str, mentioned: set[str], not_asked: set[str]
 ):
-    result = detect(text, CATALOGUE)
-    assert (
-        set(result.mentioned),
-        set(result.removed) | set(result.past) | set(result.retracted),
-    ) == (mentioned, not_asked)
+    assert reading(text) == (mentioned, not_asked)
 
 
 @pytest.mark.parametrize(
