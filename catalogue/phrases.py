@@ -76,3 +76,8 @@ def without_overlaps(hits: list[Hit]) -> list[Hit]:
         if not kept or hit.start >= kept[-1].end:
             kept.append(hit)
     return kept
+
+
+def within(hits: list[Hit], start: int, stop: int) -> set[int]:
+    """Indices of the hits that lie wholly inside text[start:stop]."""
+    return {i for i, hit in enumerate(hits) if start <= hit.start and hit.end <= stop}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, words
+from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, within, words
 
 _LEADING = (
     r"drop(?:ping)?",
@@ -327,9 +327,7 @@ def _others_tool(text: str, hits: list[Hit]) -> set[int]:
     gone: set[int] = set()
     for match in OTHERS_USE.finditer(text):
         opening = _clause_start(text, match.start())
-        gone |= {
-            i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= match.start()
-        }
+        gone |= within(hits, opening, match.start())
     return gone
 
 
@@ -452,19 +450,17 @@ def historical_indices(text: str, hits: list[Hit]) -> set[int]:
     for match in HISTORY.finditer(text):
         end = CLAUSE_END.search(text, match.end())
         stop = end.start() if end else len(text)
-        gone |= {i for i, hit in enumerate(hits) if match.end() <= hit.start and hit.end <= stop}
+        gone |= within(hits, match.end(), stop)
     for match in HISTORY_AFTER.finditer(text):
         opening = _clause_start(text, match.start())
         end = CLAUSE_END.search(text, match.end())
         if STILL.search(text, opening, end.start() if end else len(text)):
             continue
-        gone |= {
-            i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= match.start()
-        }
+        gone |= within(hits, opening, match.start())
     for match in history_openers(text):
         end = OPENER_END.search(text, match.end())
         stop = end.start() if end else len(text)
-        gone |= {i for i, hit in enumerate(hits) if match.end() <= hit.start and hit.end <= stop}
+        gone |= within(hits, match.end(), stop)
     return gone | _someday(text, hits) | _set_aside(text, hits) | _wondered(text, hits)
 
 
@@ -498,12 +494,12 @@ def _set_aside(text: str, hits: list[Hit]) -> set[int]:
         stop = closing.start() if closing else len(text)
         if not text[opening : match.start()].strip(" ,") and opening:
             opening = sentence_start(text, max(0, opening - 1))  # and the sentence before
-        aside |= {i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= stop}
+        aside |= within(hits, opening, stop)
     for start in [0, *(m.end() for m in SENTENCE_END.finditer(text))]:
         if BACKGROUND.match(text, start):
             closing = SENTENCE_END.search(text, start)
             stop = closing.start() if closing else len(text)
-            aside |= {i for i, hit in enumerate(hits) if start <= hit.start and hit.end <= stop}
+            aside |= within(hits, start, stop)
     return aside
 
 
@@ -521,9 +517,7 @@ def _wondered(text: str, hits: list[Hit]) -> set[int]:
         closing = SENTENCE_END.search(text, match.end())
         if closing is None or closing[0] != "?":
             continue
-        gone |= {
-            i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= closing.start()
-        }
+        gone |= within(hits, opening, closing.start())
     return gone
 
 
@@ -541,7 +535,7 @@ def _someday(text: str, hits: list[Hit]) -> set[int]:
             or MAYBE.search(text, opening, stop)
             or not_yet
         ):
-            gone |= {i for i, hit in enumerate(hits) if opening <= hit.start and hit.end <= stop}
+            gone |= within(hits, opening, stop)
     return gone
 
 
