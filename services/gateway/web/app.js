@@ -39,6 +39,21 @@ function setConnection(text, kind) {
   el.dataset.state = kind;
 }
 
+// Refreshes overlap when events come quickly; their answers can come back in any order. Only
+// the answer to the newest request of each kind is drawn, so an older one never paints over it.
+const asked = new Map(); // kind -> number of the newest request
+async function newest(kind, request) {
+  const n = (asked.get(kind) || 0) + 1;
+  asked.set(kind, n);
+  try {
+    const answer = await request();
+    return asked.get(kind) === n ? answer : undefined;
+  } catch (error) {
+    if (asked.get(kind) === n) throw error;
+    return undefined;
+  }
+}
+
 async function guarded(action) {
   try {
     return await action();
@@ -92,7 +107,7 @@ function relativeTime(seconds) {
 }
 
 async function refreshSessions() {
-  const listed = await guarded(() => api.sessions());
+  const listed = await newest("sessions", () => guarded(() => api.sessions()));
   if (!listed) return;
   const list = $("session-list");
   list.replaceChildren();
@@ -385,8 +400,8 @@ function renderNotes(notes) {
 async function refreshNotes() {
   const id = page.sessionId;
   try {
-    const state = await api.session(id);
-    if (id === page.sessionId) renderNotes(state.notes);
+    const state = await newest("notes", () => api.session(id));
+    if (state && id === page.sessionId) renderNotes(state.notes);
   } catch {
     // the stream's status already says what is wrong
   }
@@ -395,8 +410,8 @@ async function refreshNotes() {
 async function refreshOutline() {
   const id = page.sessionId;
   try {
-    const outline = await api.outline(id);
-    if (id === page.sessionId) $("outline").hidden = !drawOutline($("outline-tree"), outline);
+    const outline = await newest("outline", () => api.outline(id));
+    if (outline && id === page.sessionId) $("outline").hidden = !drawOutline($("outline-tree"), outline);
   } catch {
     $("outline").hidden = true; // no outline for this session (or no indexer): nothing to show
   }
