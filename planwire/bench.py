@@ -371,22 +371,16 @@ async def _bench(
     turn_wait_ms = int(stack.env.get("PLANWIRE_TURN_FETCH_MAX_WAIT_MS", wait_ms))
     parked_rtt = await parked_rtt_ms(stack.bootstrap, turn_wait_ms)
     redis_rtt = await redis_rtt_ms(stack.redis_url)
-    await play_sessions(stack.gateway_url, 1, 2)  # warm-up: connections, first fetches
+    names = {c.pid: c.name for c in [*stack.infra, *stack.services] if c.popen is not None}
+    quiet_idle = await idle_cpu(stack.pids, names, idle_s)  # no traffic yet: an idle stack
+    # Warm-up (connections, first fetches); its first turn is the first after a quiet spell.
+    warm_up, _ = await play_sessions(stack.gateway_url, 1, 2)
     handled_before = await handled_by_process(stack, replicated or [])
     loads = [await measure_load(stack, count, turns) for count in sessions]
     handled_after = await handled_by_process(stack, replicated or [])
     saturation = await _saturate(stack, loads, turns) if saturate else None
     pids = stack.pids
-    names = {c.pid: c.name for c in [*stack.infra, *stack.services] if c.popen is not None}
-    before = cpu_by_pid(pids)
-    await asyncio.sleep(idle_s)
-    after = cpu_by_pid(pids)
-    idle_by_pid = {pid: (after[pid] - before.get(pid, 0.0)) / idle_s * 100 for pid in after}
-    idle_cpu = sum(idle_by_pid.values())
-    idle_by_process = {
-        names.get(pid, str(pid)): round(pct, 1)
-        for pid, pct in sorted(idle_by_pid.items(), key=lambda kv: -kv[1])
-    }
+    busy_idle = await idle_cpu(pids, names, idle_s)  # just after traffic: still polling fast
     first = loads[0]
     figures = {
         "broker": stack.broker,
@@ -401,8 +395,11 @@ async def _bench(
         "turn_to_broker_rtt_ratio": round(first["turn_p50_ms"] / max(broker_rtt, 1e-3), 1),
         "cpu_ms_per_turn": loads[-1]["cpu_ms_per_turn"],
         "redis_commands_per_turn": loads[-1]["redis_commands_per_turn"],
-        "idle_cpu_pct": round(idle_cpu, 1),
-        "idle_cpu_pct_by_process": idle_by_process,
+        "idle_cpu_pct": quiet_idle[0],
+        "idle_cpu_pct_by_process": quiet_idle[1],
+        "first_turn_after_quiet_ms": round(warm_up[0] * 1000, 1),
+        "idle_after_traffic_cpu_pct": busy_idle[0],
+        "idle_after_traffic_cpu_pct_by_process": busy_idle[1],
         "rss_mb": round(rss_mb(pids), 1),
         "processes": len(pids),
         "loads": loads,
@@ -415,6 +412,22 @@ async def _bench(
     if saturation is not None:
         figures |= saturation
     return figures
+
+
+async def idle_cpu(
+    pids: list[int], names: dict[int, str], idle_s: float
+) -> tuple[float, dict[str, float]]:
+    """CPU of the stack's processes over `idle_s` with no turns played, in % of one core: the
+    total and by process, largest first."""
+    before = cpu_by_pid(pids)
+    await asyncio.sleep(idle_s)
+    after = cpu_by_pid(pids)
+    by_pid = {pid: (after[pid] - before.get(pid, 0.0)) / idle_s * 100 for pid in after}
+    by_process = {
+        names.get(pid, str(pid)): round(pct, 1)
+        for pid, pct in sorted(by_pid.items(), key=lambda kv: -kv[1])
+    }
+    return round(sum(by_pid.values()), 1), by_process
 
 
 async def _saturate(
@@ -515,9 +528,17 @@ def report(figures: dict[str, Any], *, details: bool = True) -> str:
         f"broker_rtt_ms: {figures['broker_rtt_ms']}  redis_rtt_ms: {figures['redis_rtt_ms']}",
         f"parked_rtt_ms: {figures.get('parked_rtt_ms')} (a fetch already waiting, at the turn "
         f"path's {figures.get('turn_fetch_max_wait_ms')} ms wait)",
-        f"idle_cpu_pct: {figures['idle_cpu_pct']} (of one core, whole stack)",
+        f"idle_cpu_pct: {figures['idle_cpu_pct']} (of one core, whole stack, before any turn)",
         "idle cpu %: "
         + ", ".join(f"{k} {v}" for k, v in figures.get("idle_cpu_pct_by_process", {}).items()),
+        f"first_turn_after_quiet_ms: {figures.get('first_turn_after_quiet_ms')} (the first turn "
+        "played, while every consumer polls at its quiet wait)",
+        f"idle_after_traffic_cpu_pct: {figures.get('idle_after_traffic_cpu_pct')} (right after "
+        "the turns, while consumers still poll at their busy waits)",
+        "idle after traffic cpu %: "
+        + ", ".join(
+            f"{k} {v}" for k, v in figures.get("idle_after_traffic_cpu_pct_by_process", {}).items()
+        ),
         f"rss_mb: {figures['rss_mb']} ({figures['processes']} processes)",
         f"turn_to_broker_rtt_ratio: {figures['turn_to_broker_rtt_ratio']} (turn p50 at "
         f"{figures['loads'][0]['sessions']} session(s) / broker round trip)",

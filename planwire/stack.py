@@ -49,10 +49,14 @@ HOST = "127.0.0.1"
 # So the seven consumers a user's turn waits on poll every 50 ms and the rest (plans, steps,
 # replies closing a change unit: about 17 consumers) every 250 ms; against 150 ms everywhere
 # that gave turn p50 0.63x at one session for idle CPU 1.3x (docs/performance.md).
+# A process that has consumed and published nothing for two minutes polls every 1000 ms
+# (shared/pace.py): an idle stack 18.8% -> see docs/performance.md §9; the first turn after
+# a quiet spell pays about a sixth of that wait per hop.
 # Tansu also completes a group join after half the session timeout: a short one starts faster.
 TANSU_CONSUMER_ENV = {
     "PLANWIRE_FETCH_MAX_WAIT_MS": "250",
     "PLANWIRE_TURN_FETCH_MAX_WAIT_MS": "50",
+    "PLANWIRE_QUIET_FETCH_MAX_WAIT_MS": "1000",
     "PLANWIRE_CONSUMER_SESSION_TIMEOUT_MS": "3000",
     "PLANWIRE_CONSUMER_HEARTBEAT_MS": "1000",
 }

@@ -27,7 +27,9 @@ log = logging.getLogger("planwire.bus")
 ACCESS_LOG = logging.getLogger("planwire.kafka")
 
 
-def make_broker(settings: InfraSettings, *, client_id: str) -> KafkaBroker:
+def make_broker(
+    settings: InfraSettings, *, client_id: str, extra_middlewares: tuple[Any, ...] = ()
+) -> KafkaBroker:
     """A broker with dead-lettering, Prometheus metrics and trace propagation on every subscriber.
 
     Producers wait for every in-sync replica (`acks=all`) and are idempotent unless the
@@ -48,6 +50,7 @@ def make_broker(settings: InfraSettings, *, client_id: str) -> KafkaBroker:
                 max_bytes=settings.max_message_bytes, policy=retry_policy(settings)
             ),
             CrashBeforePublish,
+            *extra_middlewares,
         ],
     )
 

@@ -33,6 +33,7 @@ from shared import wiring
 from shared.app import build_app, serve
 from shared.bus import consumer_options, make_broker
 from shared.handling import is_scoped
+from shared.pace import Pace
 from shared.redis import make_redis
 from shared.settings import InfraSettings
 
@@ -69,7 +70,10 @@ class Service:
         self.model = model  # (settings, redis) -> model port; kept out of model-free services
         self.handlers = handlers  # the module whose `Deps` app() builds
         self.provides = dict(provides or {})  # more types Deps fields may ask for, made once
-        self.broker = make_broker(settings, client_id=name)
+        self.pace = Pace(settings.quiet_fetch_max_wait_ms, settings.quiet_after_s)
+        self.broker = make_broker(
+            settings, client_id=name, extra_middlewares=(self.pace.middleware(),)
+        )
         self.publishers: dict[type, Any] = {}
         self.build_deps: Callable[[Opened], Any] | None = None  # what app() planned
 
@@ -137,10 +141,10 @@ class Service:
         """Subscribe a `@handles` handler to `topics` in consumer group `group`."""
         if not is_scoped(handler):
             raise TypeError(f"{handler.__name__} is not wrapped by shared.handling.handles")
-        subscriber = self.broker.subscriber(
-            *(t.name for t in topics), **(consumer_options(self.settings, group) | options)
-        )
+        chosen = consumer_options(self.settings, group) | options
+        subscriber = self.broker.subscriber(*(t.name for t in topics), **chosen)
         subscriber(handler)
+        self.pace.add(subscriber, chosen["fetch_max_wait_ms"])
         return subscriber
 
     @asynccontextmanager
@@ -212,7 +216,7 @@ class Service:
                 if hasattr(built, "claim_lease_s"):
                     built.claim_lease_s = self.settings.claim_lease_s
                 context.set_global("deps", built)
-                async with running(built) if running else nullcontext():
+                async with self.pace.running(), running(built) if running else nullcontext():
                     yield
 
         return build_app(

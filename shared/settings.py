@@ -27,6 +27,12 @@ class InfraSettings(BaseSettings):
     # the few hops a user waits for and idle polling stays with the many that nobody waits
     # on. Unset: fetch_max_wait_ms everywhere.
     turn_fetch_max_wait_ms: int | None = None
+    # After `quiet_after_s` without a message consumed or published, every consumer of the
+    # process fetches with this wait instead, until the next message (shared/pace.py): an idle
+    # stack stops polling fast and only the first turn after a quiet spell pays for it. Unset:
+    # the waits above at all times (a broker that wakes parked fetches needs nothing else).
+    quiet_fetch_max_wait_ms: int | None = None
+    quiet_after_s: float = 120.0
     # Tansu completes a consumer-group join after about half the session timeout, and
     # reassigns a dead consumer's partitions after it: the embedded stack lowers both.
     consumer_session_timeout_ms: int = 10_000

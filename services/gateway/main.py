@@ -106,6 +106,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await broker.start()
         async with (
             OutboxHub(opened.redis).running() as app.state.outbox_hub,
+            service.pace.running(),
             phase_sampler(app.state.store, settings.phase_sample_s),
         ):
             yield

@@ -1,0 +1,54 @@
+"""A consumer paced on the real embedded broker: quiet, it still gets its messages, and the
+first one makes it poll at its busy wait again (shared/pace.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+
+from shared.bus import consumer_options, ensure_topics, make_broker
+from shared.pace import Pace, current_fetch_wait
+from shared.settings import InfraSettings
+
+pytestmark = pytest.mark.e2e
+
+
+async def until(condition, timeout_s: float = 10.0) -> None:
+    for _ in range(int(timeout_s / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("not within the time given")
+
+
+async def test_a_quiet_consumer_gets_its_message_and_is_busy_again(stack):
+    topic = f"pace-{uuid.uuid4().hex[:8]}"
+    await ensure_topics(stack.bootstrap, [(topic, 1)])
+    settings = InfraSettings(kafka_bootstrap=stack.bootstrap, kafka_idempotence=False)
+    pace = Pace(quiet_ms=1000, quiet_after_s=0.5)
+    broker = make_broker(settings, client_id="pace-test", extra_middlewares=(pace.middleware(),))
+    got: list[str] = []
+    subscriber = broker.subscriber(
+        topic, **(consumer_options(settings, f"{topic}.group") | {"fetch_max_wait_ms": 50})
+    )
+
+    @subscriber
+    async def note(body: str) -> None:
+        got.append(body)
+
+    pace.add(subscriber, 50)
+    sender = make_broker(settings, client_id="pace-sender")  # traffic from elsewhere
+    await broker.start()
+    await sender.start()
+    try:
+        async with pace.running():
+            await until(lambda: current_fetch_wait(subscriber.consumer) == 1000)
+            await sender.publish("hello", topic)
+            await until(lambda: got == ["hello"])
+            assert current_fetch_wait(subscriber.consumer) == 50
+            await until(lambda: current_fetch_wait(subscriber.consumer) == 1000)
+    finally:
+        await sender.stop()
+        await broker.stop()
