@@ -13,6 +13,7 @@ from faststream.middlewares import AckPolicy
 from prometheus_client import REGISTRY
 
 from shared.budgets import MAX_POLL_INTERVAL_S
+from shared.commits import DeferredCommit
 from shared.deadletter import DeadLetterMiddleware
 from shared.faults import CrashBeforePublish
 from shared.metrics import PartitionOwnership
@@ -46,6 +47,7 @@ def make_broker(
         middlewares=[
             KafkaPrometheusMiddleware(registry=REGISTRY, app_name=client_id),
             *kafka_middlewares(client_id),
+            DeferredCommit.factory(interval_s=settings.commit_interval_ms / 1000),
             DeadLetterMiddleware.factory(
                 max_bytes=settings.max_message_bytes, policy=retry_policy(settings)
             ),

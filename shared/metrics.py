@@ -7,6 +7,8 @@ from typing import Any
 from aiokafka.abc import ConsumerRebalanceListener
 from prometheus_client import Counter, Gauge, Histogram
 
+from shared.commits import flush_revoked
+
 OVERRIDES = Counter(
     "planwire_overrides_total",
     "Times code overrode or corrected the model, by rule.",
@@ -46,8 +48,10 @@ class PartitionOwnership(ConsumerRebalanceListener):  # type: ignore[misc]
         self.group = group
         self._set(0)
 
-    def on_partitions_revoked(self, revoked: Any) -> None:
+    async def on_partitions_revoked(self, revoked: Any) -> None:
         self._set(0)  # eager rebalancing: every partition is revoked, then all reassigned
+        # Offsets settled but not committed yet go before the partitions do (shared/commits.py).
+        await flush_revoked(self.group, revoked)
 
     def on_partitions_assigned(self, assigned: Any) -> None:
         self._set(len(assigned))

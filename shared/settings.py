@@ -38,6 +38,9 @@ class InfraSettings(BaseSettings):
     consumer_session_timeout_ms: int = 10_000
     consumer_heartbeat_ms: int = 3_000
     partitions: int = 4
+    # Settled messages' offsets are committed together this long after the first of them,
+    # not one broker round trip per message (shared/commits.py); 0: commit each at once.
+    commit_interval_ms: int = 200
     # Durable by default (docs/reliability.md): a publish counts once every in-sync replica
     # has it, and the idempotent producer keeps a retried send from writing it twice. The
     # embedded Tansu broker rejects idempotent producers (InitProducerId), so the embedded

@@ -1,0 +1,129 @@
+"""Commit handled offsets together, a moment later, instead of one round trip per message.
+
+FastStream acknowledges a handled message by committing the consumer's position there and
+then. That is one OffsetCommit round trip to the broker per message, awaited before the
+consumer takes its next one. Under load, each hop waits for the broker between every two
+messages, and the broker serves as many commits as messages (py-spy under 40 sessions: 6% of
+the trimmer's CPU and 11% of the classifier's).
+
+`DeferredCommit` is a broker middleware just outside the dead-letter middleware. It notes the
+next offset after every message that was settled: handled, skipped as a duplicate, or
+dead-lettered. It marks the message acknowledged, so FastStream does not commit it itself.
+Each consumer's noted offsets are then committed `interval_s` later, in one request.
+
+A message that fails is not noted: FastStream rewinds to it as before (nack). Offsets only
+grow, so nothing past an unsettled message is ever committed. When a rebalance takes
+partitions away, their noted offsets are committed first (`flush_revoked`, called by the
+rebalance listener).
+
+What it changes is how much comes back after a crash: up to `interval_s` of settled messages
+are delivered again, not just the one in flight. Their claims' done marks
+(shared/idempotency.py) skip them, as they already skip a message delivered again after a
+crash between its handler and its commit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections.abc import Iterable
+from functools import partial
+from typing import Any
+
+from aiokafka import ConsumerRecord, TopicPartition
+from faststream import BaseMiddleware
+from faststream.message import AckStatus
+from prometheus_client import Counter
+
+log = logging.getLogger("planwire.commits")
+
+COMMITS = Counter(
+    "planwire_offset_commits_total",
+    "Offset commits sent to the broker (each covers every message settled since the last).",
+    ["outcome"],
+)
+
+
+class Noted:
+    """One consumer's settled offsets, waiting for their commit."""
+
+    def __init__(self, consumer: Any, interval_s: float) -> None:
+        self.consumer, self.interval_s = consumer, interval_s
+        self.pending: dict[TopicPartition, int] = {}
+        self.task: asyncio.Task[None] | None = None
+
+    def note(self, tp: TopicPartition, next_offset: int) -> None:
+        """The message before `next_offset` on `tp` is settled."""
+        if next_offset > self.pending.get(tp, -1):
+            self.pending[tp] = next_offset
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._commit_soon())
+
+    async def _commit_soon(self) -> None:
+        while self.pending:
+            await asyncio.sleep(self.interval_s)
+            await self.commit()
+
+    async def commit(self, only: Iterable[TopicPartition] | None = None) -> None:
+        """Commit what is noted (for the partitions in `only`), for partitions still owned."""
+        keys = list(self.pending) if only is None else [tp for tp in only if tp in self.pending]
+        taken = {tp: self.pending.pop(tp) for tp in keys}
+        owned = self.consumer.assignment()
+        offsets = {tp: offset for tp, offset in taken.items() if tp in owned}
+        if not offsets:
+            return
+        try:
+            await self.consumer.commit(offsets)
+        except Exception as exc:  # a rebalance got there first: the messages come back
+            COMMITS.labels("failed").inc()
+            log.warning(
+                "offset commit failed, %d partition(s) will be read again: %r", len(offsets), exc
+            )
+            return
+        COMMITS.labels("ok").inc()
+
+
+_noted: weakref.WeakKeyDictionary[Any, Noted] = weakref.WeakKeyDictionary()
+
+
+def noted_for(consumer: Any, interval_s: float) -> Noted:
+    """The offsets noted for `consumer` (made on its first settled message)."""
+    found = _noted.get(consumer)
+    if found is None:
+        found = _noted[consumer] = Noted(consumer, interval_s)
+    return found
+
+
+async def flush_revoked(group: str, revoked: Iterable[TopicPartition]) -> None:
+    """Commit what is noted for partitions a rebalance is taking from a consumer of `group`."""
+    revoked = list(revoked)
+    for consumer, noted in list(_noted.items()):
+        if getattr(consumer, "_group_id", None) == group and noted.pending:
+            await noted.commit(revoked)
+
+
+class DeferredCommit(BaseMiddleware):
+    """Notes each settled message's offset for a commit `interval_s` later (module docstring)."""
+
+    def __init__(self, msg: Any, /, *, context: Any, interval_s: float) -> None:
+        super().__init__(msg, context=context)
+        self.interval_s = interval_s
+
+    @classmethod
+    def factory(cls, *, interval_s: float) -> Any:
+        """A per-message constructor as FastStream's `middlewares=` expects."""
+        return partial(cls, interval_s=interval_s)
+
+    async def consume_scope(self, call_next: Any, msg: Any) -> Any:
+        result = await call_next(msg)  # an exception is not noted: FastStream rewinds to it
+        consumer, record = getattr(msg, "consumer", None), msg.raw_message
+        if (
+            self.interval_s > 0
+            and isinstance(record, ConsumerRecord)
+            and getattr(consumer, "_group_id", None) is not None
+        ):
+            tp = TopicPartition(record.topic, record.partition)
+            noted_for(consumer, self.interval_s).note(tp, record.offset + 1)
+            msg.committed = AckStatus.ACKED  # FastStream's own ack then sends nothing
+        return result
