@@ -34,6 +34,8 @@ from typing import Any
 
 from faststream import BaseMiddleware
 
+from shared.tasks import alongside
+
 log = logging.getLogger("planwire.pace")
 
 TICK_S = 1.0  # how often a busy service checks whether it has gone quiet
@@ -119,13 +121,8 @@ class Pace:
         if not self.on:
             yield self
             return
-        task = asyncio.create_task(self.run())
-        try:
+        async with alongside(self.run()):
             yield self
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
 
     def middleware(self) -> Any:
         """A broker middleware that marks every consumed and published message."""

@@ -11,6 +11,7 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from schemas.turn import Phase
 from services.gateway.store import SessionStore
+from shared.tasks import alongside
 from shared.tracing import seconds_since_accepted
 from state import session
 
@@ -66,10 +67,5 @@ async def sample_phases_forever(store: SessionStore, every_s: float = SAMPLE_EVE
 @contextlib.asynccontextmanager
 async def phase_sampler(store: SessionStore, every_s: float) -> AsyncIterator[None]:
     """Run the sampler for the lifetime of the app."""
-    task = asyncio.create_task(sample_phases_forever(store, every_s))
-    try:
+    async with alongside(sample_phases_forever(store, every_s)):
         yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task

@@ -21,6 +21,7 @@ from redis.asyncio import Redis
 from redis.typing import KeyT, StreamIdT
 
 from shared.redis import text
+from shared.tasks import alongside
 
 log = logging.getLogger("planwire.gateway")
 
@@ -93,10 +94,5 @@ class OutboxHub:
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[OutboxHub]:
         """Run the reader for the lifetime of the app."""
-        task = asyncio.create_task(self.run())
-        try:
+        async with alongside(self.run()):
             yield self
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task

@@ -27,6 +27,7 @@ from schemas.plan import RunStep
 from services.lag.logic import topic_lag, watched_topics
 from shared.app import serve
 from shared.settings import InfraSettings
+from shared.tasks import alongside
 
 log = logging.getLogger("planwire.lag")
 
@@ -123,12 +124,11 @@ def create_app(settings: Settings, *, discovered_only: bool) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        async with LagSampler(settings.kafka_bootstrap, discovered_only=discovered_only) as s:
-            task = asyncio.create_task(sample_forever(s, settings.lag_sample_s))
+        async with (
+            LagSampler(settings.kafka_bootstrap, discovered_only=discovered_only) as s,
+            alongside(sample_forever(s, settings.lag_sample_s)),
+        ):
             yield
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
 
     app = FastAPI(title="planwire lag exporter", lifespan=lifespan)
     app.mount("/metrics", make_asgi_app(REGISTRY))
