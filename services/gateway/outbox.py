@@ -7,6 +7,11 @@ on a single `XREAD` over every watched stream and wakes the streams that got ent
 
 No entry is missed: a stream clears its event *before* reading, and the hub starts watching
 a new stream key from the id the stream last read, so an entry added in between is found.
+
+A new stream is watched at once. The hub reads on a connection of its own, and a new key
+unblocks that read (`CLIENT UNBLOCK`), so the next read includes it. Without this, a new
+conversation's first reply waited up to a whole block (250 ms) for the read already in
+progress to time out.
 """
 
 from __future__ import annotations
@@ -44,8 +49,13 @@ class Watch:
 class OutboxHub:
     """Fans one `XREAD BLOCK` out to every stream open on this process."""
 
-    def __init__(self, redis: Redis, block_ms: int = 250) -> None:
+    def __init__(self, redis: Redis, block_ms: int = 250, *, reader: Redis | None = None) -> None:
+        """`reader`: a client holding one connection, for the blocking read alone; without
+        it the read shares `redis`'s pool, and a new stream waits for the read under way."""
         self.redis, self.block_ms = redis, block_ms
+        self.reader = reader
+        self.reader_id: int | None = None  # the reader's connection, once known
+        self.blocked = False  # a read is waiting on Redis now
         self.watches: dict[str, set[Watch]] = {}
         self.cursors: dict[str, str] = {}
         self.changed = asyncio.Event()
@@ -54,10 +64,13 @@ class OutboxHub:
     async def watch(self, key: str, after: str) -> AsyncIterator[Watch]:
         """Be woken when `key` gets an entry after `after`, until the block exits."""
         watch = Watch(key)
-        if key not in self.watches:
+        new = key not in self.watches
+        if new:
             self.watches[key], self.cursors[key] = set(), after
         self.watches[key].add(watch)
         self.changed.set()
+        if new and self.blocked and self.reader_id is not None:
+            await self.redis.client_unblock(self.reader_id)  # read again, with this key
         try:
             yield watch
         finally:
@@ -67,7 +80,12 @@ class OutboxHub:
 
     async def run(self) -> None:
         """Read until cancelled; a failed read is logged and retried after a pause."""
+        me = asyncio.current_task()
         while True:
+            # redis-py can swallow a cancellation that lands while a blocked read returns;
+            # the task still says it is being cancelled, so the reader stops all the same.
+            if me is not None and me.cancelling():
+                raise asyncio.CancelledError
             if not self.watches:
                 self.changed.clear()
                 await self.changed.wait()
@@ -83,7 +101,17 @@ class OutboxHub:
     async def _read_once(self) -> None:
         # Every watched key in one call: their number is bounded by the stream caps.
         streams = cast("dict[KeyT, StreamIdT]", dict(self.cursors))
-        reply: Any = await self.redis.xread(streams, count=100, block=self.block_ms)
+        reader = self.reader or self.redis
+        if self.reader is not None and self.reader_id is None:
+            self.reader_id = await self.reader.client_id()
+        self.blocked = True
+        try:
+            reply: Any = await reader.xread(streams, count=100, block=self.block_ms)
+        except Exception:
+            self.reader_id = None  # maybe a new connection next time: ask again
+            raise
+        finally:
+            self.blocked = False
         for raw_key, entries in reply or []:
             key = text(raw_key)
             if key in self.cursors and entries:
