@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,7 +14,6 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from prometheus_client import REGISTRY, make_asgi_app
 from pydantic_settings import SettingsConfigDict
-from redis.asyncio import Redis
 
 from catalogue import load_catalogue
 from planwire import topology
@@ -107,23 +107,16 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         broker.context.set_global("store", app.state.store)
         await broker.start()
         async with (
-            reader_of_outboxes(settings) as reader,
+            # One connection for the outbox hub's blocking read (services/gateway/outbox.py).
+            contextlib.aclosing(
+                make_redis(settings.redis_url, 1, retries=settings.redis_retries)
+            ) as reader,
             OutboxHub(opened.redis, reader=reader).running() as app.state.outbox_hub,
             service.pace.running(),
             phase_sampler(app.state.store, settings.phase_sample_s),
         ):
             yield
         await broker.stop()
-
-
-@asynccontextmanager
-async def reader_of_outboxes(settings: Settings) -> AsyncIterator[Redis]:
-    """One connection for the outbox hub's blocking read (services/gateway/outbox.py)."""
-    reader = make_redis(settings.redis_url, 1, retries=settings.redis_retries)
-    try:
-        yield reader
-    finally:
-        await reader.aclose()
 
 
 app = FastAPI(title="planwire gateway", version="1.0.0", lifespan=lifespan)
