@@ -24,6 +24,10 @@ pytestmark = pytest.mark.e2e
 
 def test_every_eval_case_passes_on_the_chaos_model(monkeypatch):
     monkeypatch.setenv("PLANWIRE_CHAOS_SEED", "5")
+    # Without the cool-down every call meets the chaos, so the faults drawn are a pure
+    # function of the conversations and a failure replays; tests/e2e/test_model_faults.py
+    # proves the cool-down on its own.
+    monkeypatch.setenv("PLANWIRE_MODEL_COOLDOWN_S", "0")
     cases = load_cases([CASES_DIR])
     with EmbeddedStack(ModelSettings(model="chaos")) as stack:
         results = asyncio.run(evaluate(cases, stack.gateway_url, timeout_s=120, concurrency=4))
