@@ -5,7 +5,9 @@ FastStream's `KafkaTelemetryMiddleware` continues the trace named by a consumed 
 does the same for the W3C `baggage` header, so a value set where a chain starts reaches
 every service the chain crosses. Spans are recorded by the OpenTelemetry SDK and exported
 over OTLP/HTTP only when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `..._TRACES_ENDPOINT`) is set;
-without one they are dropped as they end, and the ids still flow into headers and logs.
+without one nothing would read them, so none is recorded (the sampler says no: each span is
+a bare context, with no attributes or events to build), and the ids still flow into headers
+and logs.
 
 `TraceRequests` (ASGI) starts the trace of an HTTP request, continuing the caller's own
 `traceparent` if it sent one, and stamps `planwire.accepted_at` into the baggage: the
@@ -28,6 +30,7 @@ from opentelemetry.baggage.propagation import W3CBaggagePropagator
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 log = logging.getLogger("planwire.tracing")
@@ -45,8 +48,13 @@ Send = Callable[[Scope], Awaitable[None]]
 def tracer_provider(service: str) -> TracerProvider:
     """The process's provider (the first service to ask names it), exporting when configured."""
     if "provider" not in _process:
-        provider = TracerProvider(resource=Resource.create({"service.name": f"planwire-{service}"}))
-        if _exporting():
+        exporting = _exporting()
+        provider = TracerProvider(
+            resource=Resource.create({"service.name": f"planwire-{service}"}),
+            # Exporting: the SDK's sampler (OTEL_TRACES_SAMPLER, parent-based by default).
+            sampler=None if exporting else ALWAYS_OFF,
+        )
+        if exporting:
             provider.add_span_processor(BatchSpanProcessor(_otlp_exporter()))
         trace.set_tracer_provider(provider)
         _process["provider"] = provider
