@@ -9,7 +9,7 @@ annotator's and the specialist's prompts read it back) for the session's lifetim
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from redis.asyncio import Redis
@@ -42,9 +42,14 @@ def decode_tree(raw: str | bytes | None) -> Outline:
     return Outline.model_validate_json(text) if text else Outline()
 
 
-def decode_turns(raw: Mapping[Any, Any]) -> dict[int, IndexedTurn]:
-    """The stored turns hash, by turn number."""
-    return {int(seq): IndexedTurn.model_validate_json(v) for seq, v in text_map(raw).items()}
+def decode_turns(
+    raw: Mapping[Any, Any], only: Collection[int] | None = None
+) -> dict[int, IndexedTurn]:
+    """The stored turns hash by turn number (only the numbers in `only`, when given)."""
+    found = text_map(raw)
+    if only is not None:
+        found = {str(n): found[str(n)] for n in only if str(n) in found}
+    return {int(seq): IndexedTurn.model_validate_json(v) for seq, v in found.items()}
 
 
 async def tree(redis: Redis, session_id: str) -> Outline:
@@ -76,14 +81,28 @@ async def read(redis: Redis, session_id: str) -> tuple[Outline, dict[int, Indexe
 class OutlineWriter(RedisStore):
     """Keeps one session's turns and compare-and-sets its tree."""
 
-    async def add_turn(self, session_id: str, turn: IndexedTurn) -> bool:
-        """Keep a turn's words once (a redelivery changes nothing); False when already kept."""
-        key = _keys(session_id)[1]
+    async def add_turn_and_read(
+        self, session_id: str, turn: IndexedTurn
+    ) -> tuple[Outline, Mapping[str, str]]:
+        """Keep a turn's words once, then read the tree and every kept turn's JSON by number,
+        all in one round trip (decode only the turns you need: `decode_turns`)."""
+        tree_key, turns_key = _keys(session_id)
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hsetnx(key, str(turn.seq), turn.model_dump_json())
-            pipe.expire(key, self.ttl_s)
-            added, _ = await pipe.execute()
-        return bool(added)
+            pipe.hsetnx(turns_key, str(turn.seq), turn.model_dump_json())
+            pipe.expire(turns_key, self.ttl_s)
+            pipe.get(tree_key)
+            pipe.hgetall(turns_key)
+            _, _, raw_tree, raw_turns = await pipe.execute()
+        return decode_tree(raw_tree), text_map(raw_turns)
+
+    async def read_raw(self, session_id: str) -> tuple[Outline, Mapping[str, str]]:
+        """The tree and every kept turn's JSON by number, read together."""
+        tree_key, turns_key = _keys(session_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.get(tree_key)
+            pipe.hgetall(turns_key)
+            raw_tree, raw_turns = await pipe.execute()
+        return decode_tree(raw_tree), text_map(raw_turns)
 
     async def get(self, session_id: str) -> Outline:
         """The tree, or an empty one at version 0."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from faststream import Context
@@ -15,6 +16,7 @@ from services.indexer.store import OutlineStore
 from shared.handling import HandlerDeps, handles
 from shared.metrics import record_overrides
 from shared.model import ModelPort
+from state.outline import decode_turns
 
 CAS_ATTEMPTS = 5
 BATCHES = Counter(
@@ -43,16 +45,20 @@ async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
         text=event.text,
         ids=find_mentions(event.text, deps.catalogue),
     )
-    await deps.store.add_turn(event.session_id, turn)
+    outline, kept = await deps.store.add_turn_and_read(event.session_id, turn)
     for _ in range(CAS_ATTEMPTS):
-        if not await index_next(event.session_id, deps):
+        if not await index_next(event.session_id, deps, outline, kept):
             return
+        outline, kept = await deps.store.read_raw(event.session_id)
 
 
-async def index_next(session_id: str, deps: Deps) -> bool:
-    """Place the next complete batch; False when none is waiting (True also after a lost race)."""
-    outline = await deps.store.get(session_id)
-    batch = logic.pending_batch(outline, await deps.store.turns(session_id))
+async def index_next(
+    session_id: str, deps: Deps, outline: Outline, kept: Mapping[str, str]
+) -> bool:
+    """Place the next complete batch of the turns `kept` (JSON by number) on `outline`; False
+    when none is waiting (True also after a lost race)."""
+    wanted = logic.batch_turns(outline.next_batch)
+    batch = logic.pending_batch(outline, decode_turns(kept, only=wanted))
     if batch is None:
         return False
     proposal, source = await propose(outline, batch, deps)
