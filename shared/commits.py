@@ -16,6 +16,10 @@ grow, so nothing past an unsettled message is ever committed. When a rebalance t
 partitions away, their noted offsets are committed first (`flush_revoked`, called by the
 rebalance listener).
 
+A consumer stopping cleanly commits what is noted before it leaves its group
+(`commit_on_stop`), and from then on leaves each message's commit to FastStream, so a
+rolling restart or a scale-in hands its partitions over with nothing to read again.
+
 What it changes is how much comes back after a crash: up to `interval_s` of settled messages
 are delivered again, not just the one in flight. Their claims' done marks
 (shared/idempotency.py) skip them, as they already skip a message delivered again after a
@@ -52,6 +56,7 @@ class Noted:
         self.consumer, self.interval_s = consumer, interval_s
         self.pending: dict[TopicPartition, int] = {}
         self.task: asyncio.Task[None] | None = None
+        self.closing = False  # stopping: each message is committed as FastStream does it
 
     def note(self, tp: TopicPartition, next_offset: int) -> None:
         """The message before `next_offset` on `tp` is settled."""
@@ -95,6 +100,23 @@ def noted_for(consumer: Any, interval_s: float) -> Noted:
     return found
 
 
+def commit_on_stop(subscriber: Any) -> None:
+    """Make the subscriber's stop commit its consumer's noted offsets first, while the
+    consumer still owns their partitions (aiokafka leaves a group without telling the
+    rebalance listener)."""
+    stop = subscriber.stop
+
+    async def committing_stop() -> None:
+        consumer = getattr(subscriber, "consumer", None)
+        noted = _noted.get(consumer) if consumer is not None else None
+        if noted is not None:
+            noted.closing = True  # a message handled from here on is committed by FastStream
+            await noted.commit()
+        await stop()
+
+    subscriber.stop = committing_stop
+
+
 async def flush_revoked(group: str, revoked: Iterable[TopicPartition]) -> None:
     """Commit what is noted for partitions a rebalance is taking from a consumer of `group`."""
     revoked = list(revoked)
@@ -123,7 +145,8 @@ class DeferredCommit(BaseMiddleware):
             and isinstance(record, ConsumerRecord)
             and getattr(consumer, "_group_id", None) is not None
         ):
-            tp = TopicPartition(record.topic, record.partition)
-            noted_for(consumer, self.interval_s).note(tp, record.offset + 1)
-            msg.committed = AckStatus.ACKED  # FastStream's own ack then sends nothing
+            noted = noted_for(consumer, self.interval_s)
+            if not noted.closing:
+                noted.note(TopicPartition(record.topic, record.partition), record.offset + 1)
+                msg.committed = AckStatus.ACKED  # FastStream's own ack then sends nothing
         return result

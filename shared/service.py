@@ -32,6 +32,7 @@ from schemas.topics import Topic
 from shared import wiring
 from shared.app import build_app, serve
 from shared.bus import consumer_options, make_broker
+from shared.commits import commit_on_stop
 from shared.handling import is_scoped
 from shared.pace import Pace
 from shared.redis import make_redis
@@ -144,6 +145,7 @@ class Service:
         chosen = consumer_options(self.settings, group) | options
         subscriber = self.broker.subscriber(*(t.name for t in topics), **chosen)
         subscriber(handler)
+        commit_on_stop(subscriber)
         self.pace.add(subscriber, chosen["fetch_max_wait_ms"])
         return subscriber
 

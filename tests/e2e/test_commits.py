@@ -12,7 +12,7 @@ from aiokafka import TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from shared.bus import consumer_options, ensure_topics, make_broker
-from shared.commits import COMMITS
+from shared.commits import COMMITS, commit_on_stop
 from shared.settings import InfraSettings
 
 pytestmark = pytest.mark.e2e
@@ -72,3 +72,41 @@ async def test_settled_offsets_are_committed_together_and_a_failure_is_read_agai
     finally:
         await sender.stop()
         await broker.stop()
+
+
+async def test_a_clean_stop_commits_what_is_noted_before_leaving_the_group(stack):
+    topic = f"commits-stop-{uuid.uuid4().hex[:8]}"
+    group = f"{topic}.group"
+    await ensure_topics(stack.bootstrap, [(topic, 1)])
+    # A commit interval no test waits out: only the stop can commit these offsets.
+    settings = InfraSettings(
+        kafka_bootstrap=stack.bootstrap, kafka_idempotence=False, commit_interval_ms=600_000
+    )
+    broker = make_broker(settings, client_id="commits-stop-test")
+    seen: list[int] = []
+    subscriber = broker.subscriber(
+        topic, **(consumer_options(settings, group) | {"fetch_max_wait_ms": 50})
+    )
+
+    @subscriber
+    async def handle(body: str) -> None:
+        seen.append(int(body))
+
+    commit_on_stop(subscriber)
+    sender = make_broker(settings, client_id="commits-stop-sender")
+    await broker.start()
+    await sender.start()
+    try:
+        for n in range(12):
+            await sender.publish(str(n), topic)
+        for _ in range(200):
+            if len(seen) >= 12:
+                break
+            await asyncio.sleep(0.05)
+        assert sorted(seen) == list(range(12))
+        assert await committed(stack.bootstrap, group, TopicPartition(topic, 0)) < 12
+    finally:
+        await sender.stop()
+        await broker.stop()
+    # The next owner of the partition starts after the last handled message.
+    assert await committed(stack.bootstrap, group, TopicPartition(topic, 0)) == 12
