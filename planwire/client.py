@@ -16,6 +16,12 @@ from typing import Any
 import httpx
 
 KEEPALIVE_EXPIRY_S = 2.0  # below uvicorn's 5 s keep-alive timeout
+RECONNECT_S = 0.2  # after a dropped stream
+RETRY_CAP_S = 5.0  # longest wait between tries of a stream turned away for now
+
+
+class StreamRefused(RuntimeError):
+    """The gateway would not open the session's event stream (the status and its reason)."""
 
 
 @dataclass
@@ -31,7 +37,12 @@ class SessionClient:
     """One conversation: post messages, read replies and progress from the stream."""
 
     def __init__(
-        self, base_url: str, *, api_key: str | None = None, timeout_s: float = 60.0
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        timeout_s: float = 60.0,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         # uvicorn closes a connection idle for 5 s; httpx would reuse it for up to 5 s too, so
@@ -41,11 +52,15 @@ class SessionClient:
             headers=headers,
             timeout=httpx.Timeout(timeout_s, read=None),
             limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY_S),
+            transport=transport,
         )
         self.timeout_s = timeout_s
         self.session_id = ""
-        self.events: asyncio.Queue[StreamEvent] = asyncio.Queue()
+        self.events: asyncio.Queue[StreamEvent | None] = asyncio.Queue()  # None: refused
         self.seen: list[StreamEvent] = []
+        # The latest refusal of the stream while it is not open: 429/503 are tried again
+        # (after Retry-After), anything else ends the stream and fails every wait.
+        self.refused: StreamRefused | None = None
         self._reader: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> SessionClient:
@@ -79,11 +94,19 @@ class SessionClient:
         self, predicate: Callable[[StreamEvent], bool], timeout_s: float | None = None
     ) -> StreamEvent:
         """The next stream event matching `predicate` (earlier ones are kept in `seen`)."""
-        async with asyncio.timeout(timeout_s or self.timeout_s):
-            while True:
-                event = await self.events.get()
-                if predicate(event):
-                    return event
+        try:
+            async with asyncio.timeout(timeout_s or self.timeout_s):
+                while True:
+                    event = await self.events.get()
+                    if event is None:
+                        self.events.put_nowait(None)  # for the next wait too
+                        raise self.refused or StreamRefused("the event stream ended")
+                    if predicate(event):
+                        return event
+        except TimeoutError as exc:
+            if self.refused is not None:  # waited on a stream the gateway kept turning away
+                raise self.refused from exc
+            raise
 
     async def state(self) -> dict[str, Any]:
         """The session as `GET /v1/sessions/{id}` returns it."""
@@ -94,17 +117,53 @@ class SessionClient:
 
     async def _read_stream(self) -> None:
         last_id = None
+        tries = 0
         while True:  # reconnect after a dropped connection, resuming after the last id
             headers: dict[str, str] = {"Last-Event-ID": last_id} if last_id else {}
+            delay = RECONNECT_S
             with contextlib.suppress(httpx.TransportError):
                 async with self.http.stream(
                     "GET", f"/v1/sessions/{self.session_id}/events", headers=headers
                 ) as resp:
-                    async for event in parse_sse(resp.aiter_lines()):
-                        last_id = event.id
-                        self.seen.append(event)
-                        await self.events.put(event)
-            await asyncio.sleep(0.2)
+                    if resp.status_code >= 400:
+                        await resp.aread()
+                        self.refused = StreamRefused(
+                            f"the gateway refused the event stream: {resp.status_code} "
+                            f"{_detail(resp)}"
+                        )
+                        if resp.status_code not in (429, 503):
+                            await self.events.put(None)
+                            return
+                        tries += 1
+                        delay = retry_delay(resp.headers.get("Retry-After"), tries)
+                    else:
+                        self.refused, tries = None, 0
+                        async for event in parse_sse(resp.aiter_lines()):
+                            last_id = event.id
+                            self.seen.append(event)
+                            await self.events.put(event)
+            await asyncio.sleep(delay)
+
+
+def retry_delay(retry_after: str | None, tries: int) -> float:
+    """Seconds before trying a stream turned away for now: the gateway's Retry-After when it
+    gives one, else doubling from `RECONNECT_S`; never more than `RETRY_CAP_S`."""
+    try:
+        wanted = float(retry_after) if retry_after is not None else None
+    except ValueError:
+        wanted = None
+    if wanted is None:
+        wanted = RECONNECT_S * 2 ** (tries - 1)
+    return max(0.0, min(wanted, RETRY_CAP_S))
+
+
+def _detail(response: httpx.Response) -> str:
+    """The reason a refusal gives (FastAPI's `detail`), or its body."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:200]
+    return str(body.get("detail", body)) if isinstance(body, dict) else str(body)[:200]
 
 
 async def parse_sse(lines: AsyncIterator[str]) -> AsyncIterator[StreamEvent]:
