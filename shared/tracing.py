@@ -93,7 +93,31 @@ def kafka_middlewares(service: str) -> list[Any]:
 _IDS = RandomIdGenerator()
 
 
-class TraceContextMiddleware(BaseMiddleware):
+async def _within(context: otel_context.Context, call_next: Any, msg: Any) -> Any:
+    """`call_next(msg)` with `context` current."""
+    token = otel_context.attach(context)
+    try:
+        return await call_next(msg)
+    finally:
+        otel_context.detach(token)
+
+
+class BaggageMiddleware(BaseMiddleware):
+    """Makes a consumed message's W3C baggage current; puts the current baggage on publishes."""
+
+    async def consume_scope(self, call_next: Any, msg: Any) -> Any:
+        carrier = msg.headers or {}
+        return await _within(
+            _BAGGAGE.extract(carrier, context=otel_context.get_current()), call_next, msg
+        )
+
+    async def publish_scope(self, call_next: Any, cmd: Any) -> Any:
+        if baggage.get_all():
+            _BAGGAGE.inject(cmd.headers)
+        return await call_next(cmd)
+
+
+class TraceContextMiddleware(BaggageMiddleware):
     """W3C trace context and baggage carried through a consume and its publishes, no spans.
 
     A consumed message's `traceparent` (or, without one, a new trace) is current while the
@@ -108,34 +132,11 @@ class TraceContextMiddleware(BaseMiddleware):
                 _IDS.generate_trace_id(), _IDS.generate_span_id(), is_remote=False
             )
             extracted = trace.set_span_in_context(trace.NonRecordingSpan(started), extracted)
-        token = otel_context.attach(extracted)
-        try:
-            return await call_next(msg)
-        finally:
-            otel_context.detach(token)
+        return await _within(extracted, call_next, msg)
 
     async def publish_scope(self, call_next: Any, cmd: Any) -> Any:
         _TRACE.inject(cmd.headers)
-        if baggage.get_all():
-            _BAGGAGE.inject(cmd.headers)
-        return await call_next(cmd)
-
-
-class BaggageMiddleware(BaseMiddleware):
-    """Makes a consumed message's W3C baggage current; puts the current baggage on publishes."""
-
-    async def consume_scope(self, call_next: Any, msg: Any) -> Any:
-        extracted = _BAGGAGE.extract(msg.headers or {}, context=otel_context.get_current())
-        token = otel_context.attach(extracted)
-        try:
-            return await call_next(msg)
-        finally:
-            otel_context.detach(token)
-
-    async def publish_scope(self, call_next: Any, cmd: Any) -> Any:
-        if baggage.get_all():
-            _BAGGAGE.inject(cmd.headers)
-        return await call_next(cmd)
+        return await super().publish_scope(call_next, cmd)
 
 
 def seconds_since_accepted() -> float | None:

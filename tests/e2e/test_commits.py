@@ -29,6 +29,23 @@ async def committed(bootstrap: str, group: str, tp: TopicPartition) -> int:
     return offsets[tp].offset if tp in offsets else -1
 
 
+async def publish_and_wait(
+    settings: InfraSettings, topic: str, count: int, seen: list[int]
+) -> None:
+    """Publish 0..count-1 to `topic`; return once `seen` holds as many (or after 10 s)."""
+    sender = make_broker(settings, client_id=f"{topic}-sender")
+    await sender.start()
+    try:
+        for n in range(count):
+            await sender.publish(str(n), topic)
+        for _ in range(200):
+            if len(seen) >= count:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await sender.stop()
+
+
 async def test_settled_offsets_are_committed_together_and_a_failure_is_read_again(stack):
     topic = f"commits-{uuid.uuid4().hex[:8]}"
     group = f"{topic}.group"
@@ -52,17 +69,10 @@ async def test_settled_offsets_are_committed_together_and_a_failure_is_read_agai
             raise RuntimeError("a transient failure on the first delivery of 7")
         seen.append(n)
 
-    sender = make_broker(settings, client_id="commits-sender")
     commits_before = COMMITS.labels("ok")._value.get()
     await broker.start()
-    await sender.start()
     try:
-        for n in range(30):
-            await sender.publish(str(n), topic)
-        for _ in range(200):
-            if len(seen) >= 30:
-                break
-            await asyncio.sleep(0.05)
+        await publish_and_wait(settings, topic, 30, seen)
         await asyncio.sleep(0.5)  # more than the commit interval
         assert sorted(seen) == list(range(30)) and failed == [7]
         assert seen.index(7) > seen.index(6)  # read again in order, nothing skipped
@@ -70,7 +80,6 @@ async def test_settled_offsets_are_committed_together_and_a_failure_is_read_agai
         commits = COMMITS.labels("ok")._value.get() - commits_before
         assert 1 <= commits < 30, commits
     finally:
-        await sender.stop()
         await broker.stop()
 
 
@@ -93,20 +102,12 @@ async def test_a_clean_stop_commits_what_is_noted_before_leaving_the_group(stack
         seen.append(int(body))
 
     commit_on_stop(subscriber)
-    sender = make_broker(settings, client_id="commits-stop-sender")
     await broker.start()
-    await sender.start()
     try:
-        for n in range(12):
-            await sender.publish(str(n), topic)
-        for _ in range(200):
-            if len(seen) >= 12:
-                break
-            await asyncio.sleep(0.05)
+        await publish_and_wait(settings, topic, 12, seen)
         assert sorted(seen) == list(range(12))
         assert await committed(stack.bootstrap, group, TopicPartition(topic, 0)) < 12
     finally:
-        await sender.stop()
         await broker.stop()
     # The next owner of the partition starts after the last handled message.
     assert await committed(stack.bootstrap, group, TopicPartition(topic, 0)) == 12
