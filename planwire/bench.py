@@ -346,10 +346,15 @@ async def handled_by_process(stack: EmbeddedStack, services: list[str]) -> dict[
 
 # Every session is one open event stream of the one anonymous tenant: the gateway's public
 # per-tenant cap (20 streams) would refuse the 21st session's stream, and its replies would
-# never reach the bench. The bench measures the plumbing, not that limit (`planwire load` does).
+# never reach the bench. Its session rate (the embedded stack's 1,000 a minute) would refuse
+# the sessions of a large run the same way. The bench measures the plumbing, not those
+# limits (`planwire load` does).
 BENCH_GATEWAY_ENV = {
     "PLANWIRE_MAX_STREAMS_PER_TENANT": "10000",
     "PLANWIRE_MAX_STREAMS_TOTAL": "10000",
+    "PLANWIRE_RATE_SESSIONS_PER_MIN": "100000",
+    "PLANWIRE_QUOTA_SESSIONS_PER_DAY": "1000000",
+    "PLANWIRE_RATE_TURNS_PER_MIN": "1000000",
 }
 
 # Saturation search: sessions double until turns/s grows by less than this over the best.
