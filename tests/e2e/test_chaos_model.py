@@ -1,9 +1,10 @@
 """`PLANWIRE_MODEL=chaos`: every eval case passes while the model misbehaves on 30% of calls.
 
 The chaos backend times out, errors, answers invalid or schema-breaking JSON and invents
-catalogue names on a seeded share of calls; retries, repair, fallback, the per-role
-cool-down and code's forcing functions must keep every plan right. The metrics prove the
-faults really happened.
+catalogue names on a seeded share of calls; retries, repair, fallback and code's forcing
+functions must keep every plan right. The metrics prove the faults really happened. The
+per-role cool-down is off here, so every call meets the chaos whatever the timing
+(tests/e2e/test_model_faults.py proves the cool-down).
 """
 
 from __future__ import annotations
@@ -24,9 +25,8 @@ pytestmark = pytest.mark.e2e
 
 def test_every_eval_case_passes_on_the_chaos_model(monkeypatch):
     monkeypatch.setenv("PLANWIRE_CHAOS_SEED", "5")
-    # Without the cool-down every call meets the chaos, so the faults drawn are a pure
-    # function of the conversations and a failure replays; tests/e2e/test_model_faults.py
-    # proves the cool-down on its own.
+    # Without the cool-down every call meets the chaos: which calls a cool-down skips depends
+    # on timing, and a run could then miss the rarer faults asserted below.
     monkeypatch.setenv("PLANWIRE_MODEL_COOLDOWN_S", "0")
     cases = load_cases([CASES_DIR])
     with EmbeddedStack(ModelSettings(model="chaos")) as stack:
