@@ -119,7 +119,14 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await broker.stop()
 
 
-app = FastAPI(title="planwire gateway", version="1.0.0", lifespan=lifespan)
+# HTTP tracing is TraceRequests' (below): FastAPI's own telemetry, on whenever a tracer
+# provider is set, would add a second server span and a span per dependency to every request.
+app = FastAPI(
+    title="planwire gateway",
+    version="1.0.0",
+    lifespan=lifespan,
+    telemetry={"tracing": False, "metrics": False, "logs": False},
+)
 app.add_middleware(TraceRequests, service="gateway")  # a turn's trace starts at its request
 app.include_router(routes.router)
 app.include_router(access.router)
