@@ -70,12 +70,19 @@ async def turn(redis: Redis, session_id: str, seq: int) -> IndexedTurn | None:
 
 async def read(redis: Redis, session_id: str) -> tuple[Outline, dict[int, IndexedTurn]]:
     """The tree and the turns it was built from, read together: where recall looks."""
+    tree, raw_turns = await read_raw(redis, session_id)
+    return tree, decode_turns(raw_turns)
+
+
+async def read_raw(redis: Redis, session_id: str) -> tuple[Outline, dict[str, str]]:
+    """The tree and every kept turn's JSON by number, read together (decode only the turns
+    you need: `decode_turns`)."""
     tree_key, turns_key = _keys(session_id)
     async with redis.pipeline(transaction=True) as pipe:
         pipe.get(tree_key)
         pipe.hgetall(turns_key)
         raw_tree, raw_turns = await pipe.execute()
-    return decode_tree(raw_tree), decode_turns(raw_turns)
+    return decode_tree(raw_tree), text_map(raw_turns)
 
 
 class OutlineWriter(RedisStore):
@@ -97,12 +104,7 @@ class OutlineWriter(RedisStore):
 
     async def read_raw(self, session_id: str) -> tuple[Outline, Mapping[str, str]]:
         """The tree and every kept turn's JSON by number, read together."""
-        tree_key, turns_key = _keys(session_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.get(tree_key)
-            pipe.hgetall(turns_key)
-            raw_tree, raw_turns = await pipe.execute()
-        return decode_tree(raw_tree), text_map(raw_turns)
+        return await read_raw(self.redis, session_id)
 
     async def get(self, session_id: str) -> Outline:
         """The tree, or an empty one at version 0."""
