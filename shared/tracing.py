@@ -85,7 +85,6 @@ def kafka_middlewares(service: str) -> list[Any]:
     the same trace id in every header and log line, at a fraction of the per-message cost.
     """
     if not _exporting():
-        tracer_provider(service)  # names the process for the HTTP spans all the same
         return [TraceContextMiddleware]
     return [KafkaTelemetryMiddleware(tracer_provider=tracer_provider(service)), BaggageMiddleware]
 
