@@ -11,13 +11,16 @@ next offset after every message that was settled: handled, skipped as a duplicat
 dead-lettered. It marks the message acknowledged, so FastStream does not commit it itself.
 Each consumer's noted offsets are then committed `interval_s` later, in one request.
 
-A message that fails is not noted: FastStream rewinds to it as before (nack). Offsets only
-grow, so nothing past an unsettled message is ever committed. When a rebalance takes
-partitions away, their noted offsets are committed first (`flush_revoked`, called by the
-rebalance listener).
+A message that fails is not noted: FastStream rewinds to it as before (nack). What is noted
+for a partition is its watermark: the lowest offset taken and not yet settled, or one past
+the highest settled when none is open. So nothing past an unsettled message is ever
+committed, also when a consumer settles messages out of order (`shared.lanes`). When a
+rebalance takes partitions away, their noted offsets are committed first (`flush_revoked`,
+called by the rebalance listener), and what was open on them is forgotten: a message still
+running there settles into nothing, and the partition's next owner reads it again.
 
-A consumer stopping cleanly commits what is noted before it leaves its group
-(`commit_on_stop`), and from then on leaves each message's commit to FastStream, so a
+A consumer stopping cleanly lets its lanes' running messages end, commits what is noted
+before it leaves its group (`commit_on_stop`), and from then on leaves each message's commit to FastStream, so a
 rolling restart or a scale-in hands its partitions over with nothing to read again.
 
 What it changes is how much comes back after a crash: up to `interval_s` of settled messages
@@ -32,11 +35,13 @@ import asyncio
 import logging
 import weakref
 from collections.abc import Iterable
+from contextvars import ContextVar
 from functools import partial
 from typing import Any
 
 from aiokafka import ConsumerRecord, TopicPartition
 from faststream import BaseMiddleware
+from faststream.exceptions import NackMessage
 from faststream.message import AckStatus
 from prometheus_client import Counter
 
@@ -55,11 +60,37 @@ class Noted:
     def __init__(self, consumer: Any, interval_s: float) -> None:
         self.consumer, self.interval_s = consumer, interval_s
         self.pending: dict[TopicPartition, int] = {}
+        self.open: dict[TopicPartition, set[int]] = {}  # taken, not settled yet
+        self.settled: dict[TopicPartition, int] = {}  # one past the highest settled
+        self.generation: dict[TopicPartition, int] = {}  # moved on when a partition is revoked
         self.task: asyncio.Task[None] | None = None
         self.closing = False  # stopping: each message is committed as FastStream does it
+        self.lanes: Any = None  # the consumer's `shared.lanes.Lanes`, if it runs any
+
+    def begin(self, tp: TopicPartition, offset: int) -> int:
+        """The message at `offset` on `tp` is taken; the token to settle it with."""
+        self.open.setdefault(tp, set()).add(offset)
+        return self.generation.get(tp, 0)
+
+    def settle(self, tp: TopicPartition, offset: int, token: int) -> None:
+        """The message at `offset`, taken with `token`, is settled: note the watermark."""
+        if token != self.generation.get(tp, 0):
+            return  # taken before its partition was revoked: its next owner reads it again
+        still = self.open.get(tp, set())
+        still.discard(offset)
+        self.settled[tp] = max(self.settled.get(tp, 0), offset + 1)
+        self.note(tp, min(still) if still else self.settled[tp])
+
+    def forget(self, tps: Iterable[TopicPartition]) -> None:
+        """Partitions revoked: what is open on them will not be noted."""
+        for tp in tps:
+            self.generation[tp] = self.generation.get(tp, 0) + 1
+            self.open.pop(tp, None)
+            self.settled.pop(tp, None)
+            self.pending.pop(tp, None)
 
     def note(self, tp: TopicPartition, next_offset: int) -> None:
-        """The message before `next_offset` on `tp` is settled."""
+        """Everything before `next_offset` on `tp` is settled."""
         if next_offset > self.pending.get(tp, -1):
             self.pending[tp] = next_offset
         if self.task is None or self.task.done():
@@ -110,6 +141,8 @@ def commit_on_stop(subscriber: Any) -> None:
         consumer = getattr(subscriber, "consumer", None)
         noted = _noted.get(consumer) if consumer is not None else None
         if noted is not None:
+            if noted.lanes is not None:
+                await noted.lanes.drain()  # settles what runs, cancels the rest
             noted.closing = True  # a message handled from here on is committed by FastStream
             await noted.commit()
         await stop()
@@ -121,8 +154,10 @@ async def flush_revoked(group: str, revoked: Iterable[TopicPartition]) -> None:
     """Commit what is noted for partitions a rebalance is taking from a consumer of `group`."""
     revoked = list(revoked)
     for consumer, noted in list(_noted.items()):
-        if getattr(consumer, "_group_id", None) == group and noted.pending:
-            await noted.commit(revoked)
+        if getattr(consumer, "_group_id", None) == group:
+            if noted.pending:
+                await noted.commit(revoked)
+            noted.forget(revoked)
 
 
 class DeferredCommit(BaseMiddleware):
@@ -138,15 +173,41 @@ class DeferredCommit(BaseMiddleware):
         return partial(cls, interval_s=interval_s)
 
     async def consume_scope(self, call_next: Any, msg: Any) -> Any:
-        result = await call_next(msg)  # an exception is not noted: FastStream rewinds to it
-        consumer, record = getattr(msg, "consumer", None), msg.raw_message
-        if (
-            self.interval_s > 0
-            and isinstance(record, ConsumerRecord)
-            and getattr(consumer, "_group_id", None) is not None
-        ):
-            noted = noted_for(consumer, self.interval_s)
-            if not noted.closing:
-                noted.note(TopicPartition(record.topic, record.partition), record.offset + 1)
-                msg.committed = AckStatus.ACKED  # FastStream's own ack then sends nothing
+        taken = IN_LANE.get()
+        if taken is not None:  # a lane's message (shared/lanes.py): settled here, retried here
+            while True:
+                try:
+                    result = await call_next(msg)
+                except NackMessage:
+                    continue  # its tries ran out; the dead-letter middleware waited already
+                taken.settle()
+                msg.committed = AckStatus.ACKED
+                return result
+        noted = deferring(msg, self.interval_s)
+        if noted is None:
+            return await call_next(msg)
+        record = msg.raw_message
+        tp = TopicPartition(record.topic, record.partition)
+        token = noted.begin(tp, record.offset)
+        result = await call_next(msg)  # an exception is not settled: FastStream rewinds to it
+        if not noted.closing:
+            noted.settle(tp, record.offset, token)
+            msg.committed = AckStatus.ACKED  # FastStream's own ack then sends nothing
         return result
+
+
+# Inside a lane's task (shared/lanes.py): the record it took, settled by DeferredCommit.
+IN_LANE: ContextVar[Any] = ContextVar("planwire_in_lane", default=None)
+
+
+def deferring(msg: Any, interval_s: float) -> Noted | None:
+    """The consumer's noted offsets, when `msg` is a group consumer's record and commits are
+    deferred; None otherwise (a test broker, a commit per message)."""
+    consumer, record = getattr(msg, "consumer", None), msg.raw_message
+    if (
+        interval_s > 0
+        and isinstance(record, ConsumerRecord)
+        and getattr(consumer, "_group_id", None) is not None
+    ):
+        return noted_for(consumer, interval_s)
+    return None

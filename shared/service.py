@@ -34,6 +34,7 @@ from shared.app import build_app, serve
 from shared.bus import consumer_options, make_broker
 from shared.commits import commit_on_stop
 from shared.handling import is_scoped
+from shared.lanes import in_lanes
 from shared.pace import Pace
 from shared.redis import make_redis
 from shared.settings import InfraSettings
@@ -75,6 +76,8 @@ class Service:
         self.broker = make_broker(
             settings, client_id=name, extra_middlewares=(self.pace.middleware(),)
         )
+        # A handler waiting on a model leaves the process idle: run other sessions meanwhile.
+        self.lanes = settings.key_concurrency if model is not None else 1
         self.publishers: dict[type, Any] = {}
         self.build_deps: Callable[[Opened], Any] | None = None  # what app() planned
 
@@ -145,6 +148,8 @@ class Service:
         chosen = consumer_options(self.settings, group) | options
         subscriber = self.broker.subscriber(*(t.name for t in topics), **chosen)
         subscriber(handler)
+        if self.lanes > 1:
+            in_lanes(subscriber, self.lanes, self.settings.commit_interval_ms / 1000)
         commit_on_stop(subscriber)
         self.pace.add(subscriber, chosen["fetch_max_wait_ms"])
         return subscriber

@@ -41,6 +41,10 @@ class InfraSettings(BaseSettings):
     # Settled messages' offsets are committed together this long after the first of them,
     # not one broker round trip per message (shared/commits.py); 0: commit each at once.
     commit_interval_ms: int = 200
+    # A service that calls a model runs up to this many messages of different sessions at
+    # once in each consumer, each session's in order (shared/lanes.py); 1: one at a time.
+    # Needs deferred commits (commit_interval_ms > 0).
+    key_concurrency: int = 8
     # Durable by default (docs/reliability.md): a publish counts once every in-sync replica
     # has it, and the idempotent producer keeps a retried send from writing it twice. The
     # embedded Tansu broker rejects idempotent producers (InitProducerId), so the embedded

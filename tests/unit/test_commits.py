@@ -125,3 +125,29 @@ async def test_a_consumer_without_a_group_is_left_alone():
     consumer = Consumer(group=None)
     msg = await settle(consumer, 0, 1)
     assert msg.committed is None
+
+
+async def test_out_of_order_settling_commits_only_up_to_the_oldest_message_still_open():
+    consumer = Consumer()
+    noted = noted_for(consumer, 0.05)
+    tokens = {offset: noted.begin(T0, offset) for offset in (30, 31, 32)}
+    noted.settle(T0, 32, tokens[32])
+    noted.settle(T0, 31, tokens[31])
+    await asyncio.sleep(0.15)
+    assert consumer.commits == [{T0: 30}]  # 30 still runs: nothing past it
+    noted.settle(T0, 30, tokens[30])
+    await asyncio.sleep(0.15)
+    assert consumer.commits[-1] == {T0: 33}
+
+
+async def test_a_message_taken_before_its_partition_was_revoked_settles_into_nothing():
+    consumer = Consumer(group="annotator.trimmed")
+    noted = noted_for(consumer, 60)
+    stale = noted.begin(T0, 40)
+    await flush_revoked("annotator.trimmed", [T0])
+    # The partition comes back; the next owner committed up to 50 and this consumer reads on.
+    fresh = noted.begin(T0, 50)
+    noted.settle(T0, 40, stale)
+    assert noted.pending == {}  # the old message moves nothing
+    noted.settle(T0, 50, fresh)
+    assert noted.pending == {T0: 51}
