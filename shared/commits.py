@@ -20,8 +20,9 @@ called by the rebalance listener), and what was open on them is forgotten: a mes
 running there settles into nothing, and the partition's next owner reads it again.
 
 A consumer stopping cleanly lets its lanes' running messages end, commits what is noted
-before it leaves its group (`commit_on_stop`), and from then on leaves each message's commit to FastStream, so a
-rolling restart or a scale-in hands its partitions over with nothing to read again.
+before it leaves its group (`commit_on_stop`), and from then on leaves each message's commit
+to FastStream (a consumer that ran lanes takes no more), so a rolling restart or a scale-in
+hands its partitions over with nothing to read again.
 
 What it changes is how much comes back after a crash: up to `interval_s` of settled messages
 are delivered again, not just the one in flight. Their claims' done marks

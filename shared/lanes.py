@@ -133,18 +133,20 @@ def in_lanes(
         if not isinstance(record, ConsumerRecord) or getattr(consumer, "_group_id", None) is None:
             await one_at_a_time(record)
             return None
+        tp = TopicPartition(record.topic, record.partition)
+        lanes = _lanes.get(consumer)
+        if lanes is not None and lanes.closing:
+            # Not taken, not even one at a time: FastStream's own ack would commit the
+            # consumer's position, past a message the drain cancelled. The next owner reads it.
+            await asyncio.sleep(REFUSED_WAIT_S)
+            consumer.seek(tp, record.offset)
+            return None
         noted = noted_for(consumer, interval_s)
-        if noted.closing:
+        if noted.closing:  # stopping, and no record was ever taken in a lane
             await one_at_a_time(record)
             return None
-        lanes = _lanes.get(consumer)
         if lanes is None:
             lanes = _lanes[consumer] = noted.lanes = Lanes(limit)
-        tp = TopicPartition(record.topic, record.partition)
-        if lanes.closing:
-            await asyncio.sleep(REFUSED_WAIT_S)
-            consumer.seek(tp, record.offset)  # not taken: the next owner reads it
-            return None
         try:
             await asyncio.wait_for(lanes.slots.acquire(), wait_s)
         except TimeoutError:
