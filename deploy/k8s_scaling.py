@@ -8,9 +8,13 @@ group and topic), read by KEDA from the same brokers the pods use (`bootstrapSer
 Numbers come from the topology's partition counts:
 - max replicas = the most partitions of any topic it reads: a consumer beyond that owns
   no partition of it and idles.
-- lag threshold = messages one replica may have waiting per partition before another is
-  added: with P partitions, KEDA asks for all P replicas when every partition holds that
-  backlog (desired = ceil(total lag / threshold), capped at the partition count).
+- lag threshold = messages one replica works on at once plus those it may have waiting
+  before another is added: with P partitions, KEDA asks for all P replicas when every
+  partition holds that backlog (desired = ceil(total lag / threshold), capped at the
+  partition count). A service that calls a model runs `PLANWIRE_KEY_CONCURRENCY` (8)
+  sessions at once in each consumer (shared/lanes.py), and the committed offset stays
+  behind the oldest of them, so those count in its lag without waiting; a model-free one
+  runs one message at a time.
 Specialists scale to zero (a plan's first step to a cold runner waits for one pod start,
 seconds against the minutes a plan takes); the turn path keeps a replica (a user waits on
 every hop). The gateway serves HTTP as well, so CPU is a real signal there and it keeps a
@@ -20,12 +24,15 @@ CPU trigger beside its lag trigger.
 from __future__ import annotations
 
 from deploy.inventory import Workload
+from shared.settings import InfraSettings
 
 KEDA_API = "keda.sh/v1alpha1"
-# A user is waiting on every message of the turn path: add a replica early.
-TURN_PATH_LAG = 2
-# A step runs seconds on a model; a few queued per partition are normal.
-STEP_LAG = 3
+# A user is waiting on every message of the turn path: add a replica once one waits.
+TURN_PATH_WAITING = 1
+# A step runs seconds on a model; a few queued are normal.
+STEP_WAITING = 2
+# What a model-calling consumer runs at once by default (the rendered manifests' value).
+LANES = InfraSettings.model_fields["key_concurrency"].default
 # The gateway's HTTP side scales past the outbound topic's partitions (overlay: 10).
 GATEWAY_MAX = 6
 GATEWAY_CPU_UTILIZATION = "70"
@@ -51,7 +58,9 @@ def min_replicas(w: Workload) -> int:
 
 
 def lag_threshold(w: Workload) -> int:
-    return STEP_LAG if w.runner else TURN_PATH_LAG
+    """Messages one replica runs at once, plus those it may have waiting."""
+    running = LANES if w.uses_model else 1
+    return running + (STEP_WAITING if w.runner else TURN_PATH_WAITING)
 
 
 def kafka_triggers(w: Workload) -> list[dict]:

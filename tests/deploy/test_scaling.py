@@ -17,6 +17,7 @@ from deploy.inventory import workloads
 from deploy.k8s_scaling import GATEWAY_MAX
 from schemas.topics import all_topics
 from services.specialist.runners import ALL, select_runners
+from shared.settings import InfraSettings
 from tests.deploy.test_k8s import of_kind, rendered
 
 # The Kafka scaler's parameters (keda.sh/docs/2.16/scalers/apache-kafka) that we use or may:
@@ -150,3 +151,21 @@ def test_only_the_gateway_scales_on_cpu():
     for name, scaler in of_kind("ScaledObject").items():
         kinds = {t["type"] for t in scaler["spec"]["triggers"]}
         assert kinds == ({"kafka", "cpu"} if name == "gateway" else {"kafka"}), name
+
+
+def test_a_replica_running_its_full_lanes_does_not_ask_for_another():
+    """A model-calling consumer runs LANES sessions at once and its committed offset stays
+    behind the oldest (shared/lanes.py): that much lag is work in progress, not a queue."""
+    lanes = InfraSettings().key_concurrency
+    by_name = {w.name: w for w in workloads()}
+    for name, scaler in of_kind("ScaledObject").items():
+        thresholds = {
+            int(t["metadata"]["lagThreshold"])
+            for t in scaler["spec"]["triggers"]
+            if t["type"] == "kafka"
+        }
+        (threshold,) = thresholds
+        if by_name[name].uses_model:
+            assert threshold > lanes, name
+        else:
+            assert threshold == 2, name  # one running, one waiting: a user waits on it
