@@ -104,6 +104,19 @@ def lag() -> list[Panel]:
             "short",
             "Replicas beyond a topic's partition count own nothing and idle.",
         ),
+        Panel(
+            "Messages in lanes per workload and topic",
+            (
+                (
+                    "sum by (workload, topic) (planwire_lane_messages)",
+                    "{{workload}} {{topic}}",
+                ),
+            ),
+            "short",
+            "Messages a model-calling consumer has taken and not settled: running, or waiting "
+            "behind their session's previous one. A consumer runs up to PLANWIRE_KEY_CONCURRENCY "
+            "(8) at once; held at that, its sessions queue and its lag grows.",
+        ),
     ]
 
 
