@@ -66,7 +66,7 @@ class Noted:
         self.generation: dict[TopicPartition, int] = {}  # moved on when a partition is revoked
         self.task: asyncio.Task[None] | None = None
         self.closing = False  # stopping: each message is committed as FastStream does it
-        self.lanes: Any = None  # the consumer's `shared.lanes.Lanes`, if it runs any
+        self.lanes: Any = None  # the consumer's `shared.lanes.Lanes`, made by its first record
 
     def begin(self, tp: TopicPartition, offset: int) -> int:
         """The message at `offset` on `tp` is taken; the token to settle it with."""

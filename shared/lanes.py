@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -116,9 +115,6 @@ class Lanes:
             await asyncio.wait(left)
 
 
-_lanes: weakref.WeakKeyDictionary[Any, Lanes] = weakref.WeakKeyDictionary()
-
-
 def in_lanes(
     subscriber: Any, limit: int, interval_s: float, wait_s: float = DELIVERY_BUDGET_S
 ) -> None:
@@ -134,19 +130,19 @@ def in_lanes(
             await one_at_a_time(record)
             return None
         tp = TopicPartition(record.topic, record.partition)
-        lanes = _lanes.get(consumer)
+        noted = noted_for(consumer, interval_s)
+        lanes = noted.lanes
         if lanes is not None and lanes.closing:
             # Not taken, not even one at a time: FastStream's own ack would commit the
             # consumer's position, past a message the drain cancelled. The next owner reads it.
             await asyncio.sleep(REFUSED_WAIT_S)
             consumer.seek(tp, record.offset)
             return None
-        noted = noted_for(consumer, interval_s)
         if noted.closing:  # stopping, and no record was ever taken in a lane
             await one_at_a_time(record)
             return None
         if lanes is None:
-            lanes = _lanes[consumer] = noted.lanes = Lanes(limit)
+            lanes = noted.lanes = Lanes(limit)
         try:
             await asyncio.wait_for(lanes.slots.acquire(), wait_s)
         except TimeoutError:
