@@ -57,6 +57,36 @@ def set_fetch_wait(consumer: Any, wait_ms: int) -> bool:
     return True
 
 
+def set_fetcher_timeout(consumer: Any, timeout_ms: int) -> bool:
+    """Make the consumer's fetch routine look for work unprompted every `timeout_ms` at most.
+
+    aiokafka's `fetcher_timeout` (a constructor argument FastStream does not pass on, 200 ms
+    by default) bounds how long its fetch routine sleeps between looks; everything it acts on
+    (a fetch answered, records consumed, a seek, an assignment, a metadata update) wakes it
+    before that, so a longer bound only drops the idle looks: five a second per consumer.
+    False when this aiokafka has no such field (the consumer keeps its own).
+    """
+    fetcher = getattr(consumer, "_fetcher", None)
+    if fetcher is None or not hasattr(fetcher, "_fetcher_timeout"):
+        return False
+    fetcher._fetcher_timeout = timeout_ms / 1000
+    return True
+
+
+def looks_every(subscriber: Any, timeout_ms: int) -> None:
+    """Give the subscriber's consumer `set_fetcher_timeout(timeout_ms)` as soon as it starts
+    (FastStream builds the consumer in `start`); a warning when this aiokafka cannot."""
+    start = subscriber.start
+
+    async def starting() -> None:
+        await start()
+        consumer = getattr(subscriber, "consumer", None)
+        if consumer is not None and not set_fetcher_timeout(consumer, timeout_ms):
+            log.warning("this aiokafka has no fetcher timeout to set: its fetcher keeps its own")
+
+    subscriber.start = starting
+
+
 def current_fetch_wait(consumer: Any) -> int | None:
     """The wait the consumer's next fetch asks for, when it can be read."""
     fetcher = getattr(consumer, "_fetcher", None)

@@ -35,7 +35,7 @@ from shared.bus import consumer_options, make_broker
 from shared.commits import commit_on_stop
 from shared.handling import is_scoped
 from shared.lanes import in_lanes
-from shared.pace import Pace
+from shared.pace import Pace, looks_every
 from shared.redis import make_redis
 from shared.settings import InfraSettings
 
@@ -151,6 +151,7 @@ class Service:
         if self.lanes > 1:
             in_lanes(subscriber, self.lanes, self.settings.commit_interval_ms / 1000)
         commit_on_stop(subscriber)
+        looks_every(subscriber, self.settings.fetcher_timeout_ms)
         self.pace.add(subscriber, chosen["fetch_max_wait_ms"])
         return subscriber
 

@@ -33,6 +33,10 @@ class InfraSettings(BaseSettings):
     # the waits above at all times (a broker that wakes parked fetches needs nothing else).
     quiet_fetch_max_wait_ms: int | None = None
     quiet_after_s: float = 120.0
+    # aiokafka's `fetcher_timeout`: its fetch routine, which every fetch response, consumed
+    # record, seek and rebalance already wakes, also wakes this often to look for work. Its
+    # default 200 ms is five wake-ups a second per consumer on an idle service (shared/pace.py).
+    fetcher_timeout_ms: int = 1000
     # Tansu completes a consumer-group join after about half the session timeout, and
     # reassigns a dead consumer's partitions after it: the embedded stack lowers both.
     consumer_session_timeout_ms: int = 10_000

@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from shared.bus import consumer_options, ensure_topics, make_broker
-from shared.pace import Pace, current_fetch_wait
+from shared.pace import Pace, current_fetch_wait, looks_every
 from shared.settings import InfraSettings
 
 pytestmark = pytest.mark.e2e
@@ -51,4 +51,33 @@ async def test_a_quiet_consumer_gets_its_message_and_is_busy_again(stack):
             await until(lambda: current_fetch_wait(subscriber.consumer) == 1000)
     finally:
         await sender.stop()
+        await broker.stop()
+
+
+async def test_a_fetcher_that_looks_for_work_rarely_still_fetches_as_each_record_is_taken(stack):
+    # aiokafka's fetch routine wakes every 200 ms unprompted; the kit makes that once a second
+    # (shared/pace.py, `looks_every`). Here it is half a minute: a chain of ten messages, each
+    # published by the handler of the one before, must not wait for those looks.
+    topic = f"looks-{uuid.uuid4().hex[:8]}"
+    await ensure_topics(stack.bootstrap, [(topic, 1)])
+    settings = InfraSettings(kafka_bootstrap=stack.bootstrap, kafka_idempotence=False)
+    broker = make_broker(settings, client_id="looks-test")
+    got: list[int] = []
+    subscriber = broker.subscriber(
+        topic, **(consumer_options(settings, f"{topic}.group") | {"fetch_max_wait_ms": 50})
+    )
+
+    @subscriber
+    async def relay(body: int) -> None:
+        got.append(body)
+        if body < 10:
+            await broker.publish(body + 1, topic)
+
+    looks_every(subscriber, 30_000)
+    await broker.start()
+    try:
+        assert subscriber.consumer._fetcher._fetcher_timeout == 30.0
+        await broker.publish(1, topic)
+        await until(lambda: got == list(range(1, 11)), timeout_s=15.0)
+    finally:
         await broker.stop()
