@@ -24,14 +24,12 @@ from typing import TYPE_CHECKING
 from planwire import probes
 from planwire.procs import Child, StackError, free_ports, stop_children
 from planwire.topology import (
-    RUNNERS,
     ServiceSpec,
     embedded_services,
+    embedded_topics,
     replica_of,
     replicated,
-    scaled_topics,
 )
-from schemas.topics import all_topics
 from shared.bus import ensure_topics
 
 if TYPE_CHECKING:
@@ -327,7 +325,7 @@ class EmbeddedStack:
         await probes.all_or_none(
             probes.broker_ready(broker, self.bootstrap), probes.valkey_ready(valkey, self.redis_url)
         )
-        topics = scaled_topics(all_topics(RUNNERS), self.replicas)
+        topics = embedded_topics(self.replicas)
         await ensure_topics(self.bootstrap, [(t.name, t.partitions) for t in topics])
         self.env = self._common_env(await self._model_env(model))
         children = [

@@ -28,7 +28,7 @@ from schemas.plan import (
     WorkflowCompleted,
     WorkflowFailed,
 )
-from schemas.topics import Topic, run_step_topic
+from schemas.topics import Topic, all_topics, run_step_topic
 from schemas.turn import ContextTrimmed, NotesUpdated, ReplyGenerated, TurnReceived
 
 # Step runners whose `<runner>.run-step.v1` topics the stack creates up front (the
@@ -174,7 +174,7 @@ SERVICES: tuple[Node, ...] = (
     Node(
         name="specialist",
         # The runners are chosen at start-up; each reads its own `<runner>.run-step.v1` in group
-        # `specialist.<runner>` (`--all`: a few groups `specialist.all-<k>` share every runner).
+        # `specialist.<runner>` (`--all`: one group `specialist.all-0` reads every runner).
         description="Runs plan steps for: {runners}.",
         title="planwire step runtime",
         consumes=(Consumes(RunStep, "specialist.<runner>"),),
@@ -251,6 +251,25 @@ def scaled_topics(topics: list[Topic], replicas: dict[str, int]) -> list[Topic]:
         for topic in consumed_topics(name):
             needed[topic] = max(needed.get(topic, 0), count)
     return [Topic(t.name, max(t.partitions, needed.get(t.name, 0))) for t in topics]
+
+
+# The embedded stack's one `--all` step runtime reads every runner topic through one consumer
+# (services/specialist/main.py): partitions past that give it nothing, and the embedded broker
+# looks at each one on every poll, busy or idle (docs/performance.md section 18: the 44 runner
+# topics' 176 partitions were about 1.2 points of a core of an idle stack). Deployed, each runner
+# keeps the declared count, so its own consumer group can scale.
+EMBEDDED_RUNNER_PARTITIONS = 1
+
+
+def embedded_topics(replicas: dict[str, int]) -> list[Topic]:
+    """The topics `planwire up` creates: every topic, the runners' with
+    `EMBEDDED_RUNNER_PARTITIONS`, then as many partitions as `replicas` need (`scaled_topics`)."""
+    runner_topics = {run_step_topic(r).name for r in RUNNERS}
+    topics = [
+        Topic(t.name, EMBEDDED_RUNNER_PARTITIONS) if t.name in runner_topics else t
+        for t in all_topics(RUNNERS)
+    ]
+    return scaled_topics(topics, replicas)
 
 
 def replicated(specs: list[ServiceSpec], replicas: dict[str, int]) -> list[ServiceSpec]:

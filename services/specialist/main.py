@@ -4,7 +4,9 @@ runners are chosen by the caller (`create_app(runners)`), never read at import.
 
 Deployed per id, each runner consumes its own command topic in its own consumer group
 `specialist.<id>`, so it deploys and scales on its own. `--all` (the embedded stack, one
-process) spreads every runner topic over a few consumers (groups `specialist.all-<k>`).
+process) reads every runner topic through one consumer (group `specialist.all-0`; more with
+`PLANWIRE_ALL_RUNNER_CONSUMERS`, groups `specialist.all-<k>`), whose lanes run several sessions'
+steps at once (`PLANWIRE_KEY_CONCURRENCY`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,10 @@ class Settings(ModelServiceSettings):
     # 18% + 32%, for at most 0.1 s more per step. Unset: the shared fetch_max_wait_ms.
     runner_fetch_max_wait_ms: int | None = None
     specialist_delay_s: float = 0.0  # test-only: delay before each step runs
-    all_runner_consumers: int = 8  # with --all: how many consumers share the runners' topics
+    # With --all: how many consumers share the runners' topics. One is enough: its lanes run
+    # 8 sessions' steps at once, and each more consumer polls and heartbeats on its own
+    # (docs/performance.md section 18: 8 consumers cost an idle stack 1.6 points of a core).
+    all_runner_consumers: int = 1
 
 
 settings = Settings()
@@ -74,8 +79,8 @@ def create_app(runners: list[str], *, shared_consumers: bool = False) -> AsgiFas
         on the embedded broker: with `--all` that would be minutes before the last runner serves.
         """
         if shared_consumers:
-            # A few consumers for the lot: 44 idle consumers polling the embedded broker cost most
-            # of a core (measured), while one would run every session's steps one at a time.
+            # One consumer for the lot (more if asked): 44 idle consumers polling the embedded
+            # broker cost most of a core (measured); its lanes run several sessions' steps at once.
             shards = [
                 runners[i :: settings.all_runner_consumers]
                 for i in range(settings.all_runner_consumers)

@@ -7,14 +7,16 @@ import pytest
 
 from planwire import bench
 from planwire.topology import (
+    RUNNERS,
     consumed_topics,
     embedded_services,
+    embedded_topics,
     parse_replicas,
     replica_of,
     replicated,
     scaled_topics,
 )
-from schemas.topics import Topic
+from schemas.topics import DEFAULT_PARTITIONS, Topic, all_topics, run_step_topic
 
 
 def test_replicas_are_parsed_and_bad_ones_named():
@@ -35,6 +37,17 @@ def test_topics_a_replicated_service_reads_get_a_partition_per_replica():
         t.name: t.partitions for t in scaled_topics(topics, {"annotator": 6, "specialist": 2})
     }
     assert scaled == {"trimmer.context-trimmed.v1": 6, "gmail.run-step.v1": 4, "x": 1}
+
+
+def test_the_embedded_stack_gives_each_runner_topic_one_partition_until_replicas_need_more():
+    runner_topics = {run_step_topic(r).name for r in RUNNERS}
+    single = {t.name: t.partitions for t in embedded_topics({})}
+    assert single.keys() == {t.name for t in all_topics(RUNNERS)}  # every topic, none lost
+    assert {single[name] for name in runner_topics} == {1}  # one --all consumer reads them
+    assert single["trimmer.context-trimmed.v1"] == DEFAULT_PARTITIONS  # the rest as declared
+    two = {t.name: t.partitions for t in embedded_topics({"specialist": 2, "annotator": 6})}
+    assert {two[name] for name in runner_topics} == {2}  # a second step runtime gets its share
+    assert two["trimmer.context-trimmed.v1"] == 6
 
 
 def test_replicas_are_more_processes_of_the_same_module():
