@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from typing import Any
 
 import pytest
 
@@ -23,16 +24,23 @@ async def until(condition, timeout_s: float = 10.0) -> None:
     raise AssertionError("not within the time given")
 
 
-async def test_a_quiet_consumer_gets_its_message_and_is_busy_again(stack):
-    topic = f"pace-{uuid.uuid4().hex[:8]}"
+async def new_topic(stack, name: str, *middlewares: Any) -> tuple[str, Any, Any, Any]:
+    """A new one-partition topic; the settings, and a broker with a consumer of it waiting
+    50 ms a fetch."""
+    topic = f"{name}-{uuid.uuid4().hex[:8]}"
     await ensure_topics(stack.bootstrap, [(topic, 1)])
     settings = InfraSettings(kafka_bootstrap=stack.bootstrap, kafka_idempotence=False)
-    pace = Pace(quiet_ms=1000, quiet_after_s=0.5)
-    broker = make_broker(settings, client_id="pace-test", extra_middlewares=(pace.middleware(),))
-    got: list[str] = []
+    broker = make_broker(settings, client_id=f"{name}-test", extra_middlewares=middlewares)
     subscriber = broker.subscriber(
         topic, **(consumer_options(settings, f"{topic}.group") | {"fetch_max_wait_ms": 50})
     )
+    return topic, settings, broker, subscriber
+
+
+async def test_a_quiet_consumer_gets_its_message_and_is_busy_again(stack):
+    pace = Pace(quiet_ms=1000, quiet_after_s=0.5)
+    topic, settings, broker, subscriber = await new_topic(stack, "pace", pace.middleware())
+    got: list[str] = []
 
     @subscriber
     async def note(body: str) -> None:
@@ -58,14 +66,8 @@ async def test_a_fetcher_that_looks_for_work_rarely_still_fetches_as_each_record
     # aiokafka's fetch routine wakes every 200 ms unprompted; the kit makes that once a second
     # (shared/pace.py, `looks_every`). Here it is half a minute: a chain of ten messages, each
     # published by the handler of the one before, must not wait for those looks.
-    topic = f"looks-{uuid.uuid4().hex[:8]}"
-    await ensure_topics(stack.bootstrap, [(topic, 1)])
-    settings = InfraSettings(kafka_bootstrap=stack.bootstrap, kafka_idempotence=False)
-    broker = make_broker(settings, client_id="looks-test")
+    topic, _settings, broker, subscriber = await new_topic(stack, "looks")
     got: list[int] = []
-    subscriber = broker.subscriber(
-        topic, **(consumer_options(settings, f"{topic}.group") | {"fetch_max_wait_ms": 50})
-    )
 
     @subscriber
     async def relay(body: int) -> None:
