@@ -67,10 +67,8 @@ def test_a_stop_signal_ends_the_server_at_once_not_at_its_next_look():
     child = start(port, "ok")
     try:
         answering(f"http://127.0.0.1:{port}/", child)
-        sent = time.monotonic()
         child.send_signal(signal.SIGTERM)
-        child.wait(timeout=30)  # far below the two-minute look
-        assert time.monotonic() - sent < 30
+        child.wait(timeout=30)  # raises unless it ends far sooner than the two-minute look
     finally:
         child.kill()
         child.wait()
