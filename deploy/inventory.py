@@ -64,11 +64,9 @@ def consumer_groups(component: str, runner: str | None = None) -> dict[str, list
     """Consumer group -> topics of one deployed service (a specialist deployment: one runner)."""
     if runner is not None:
         return {f"specialist.{runner}": [RunStep.topic_for(runner)]}
-    groups: dict[str, list[Topic]] = {}
-    for consumed in node(component).consumes:
-        if consumed.event.topic is not None:
-            groups.setdefault(consumed.group, []).append(consumed.event.topic)
-    return groups
+    declared = node(component)
+    topics = [c.event.topic for c in declared.consumes if c.event.topic is not None]
+    return {declared.group: topics} if topics else {}
 
 
 def dns_name(identifier: str) -> str:

@@ -15,8 +15,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from faststream.specification import AsyncAPI
-
 from planwire import topology
 
 SERVICES = tuple(n.name for n in topology.SERVICES)
@@ -48,19 +46,17 @@ def document(service: str) -> dict[str, Any]:
 
 
 def _factory(service: str) -> Any:
-    """The AsgiFastStream app's own specification; the gateway (FastAPI) has only a broker."""
+    """The service kit's specification of the service (`shared.service.Service`: a channel
+    per topic, though one consumer reads them all), with the app's HTTP probes; the gateway
+    (FastAPI) has no probe routes of FastStream's."""
     if service == "specialist":
         return _specialist_app().schema
     module = importlib.import_module(f"services.{service}.main")
+    specification = module.service.specification()
     app = getattr(module, "app", None)
-    if app is not None and hasattr(app, "schema"):
-        return app.schema
-    return AsyncAPI(
-        module.broker,
-        title=f"planwire {service}",
-        description=topology.node(service).description,
-        version="1.0.0",
-    )
+    for path, handler in getattr(getattr(app, "schema", None), "http_handlers", ()):
+        specification.add_http_route(path, handler)
+    return specification
 
 
 def _specialist_app() -> Any:

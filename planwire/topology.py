@@ -1,5 +1,5 @@
 """The whole topology, declared once: every service, what it consumes and produces, its
-consumer groups, whether it calls a model.
+consumer group, whether it calls a model.
 
 Each service's `main.py` wires its broker from its entry here (`shared.service.Service.declared`);
 `planwire up`, the deployment inventory (compose, Kubernetes, topics) and the AsyncAPI
@@ -42,14 +42,18 @@ PROVIDED: Mapping[type, Callable[[], Any]] = {Catalogue: load_catalogue}
 
 @dataclass(frozen=True)
 class Consumes:
-    """An event a service handles with `on_<event_name>` in its handlers.py, in consumer group `group`.
+    """An event a service handles with `on_<event_name>` in its handlers.py.
 
+    A service reads all its topics through one consumer, in the group named after it
+    (`Node.group`). `former_group`: the group that read this topic on its own until then; a
+    service taking over a partition its group has no offset for starts where that group
+    stopped (`shared.bus.adopt_offsets`), so an upgrade neither replays nor skips.
     `turn_path`: a user's turn waits on this hop before its reply (the consumer polls at
     `turn_fetch_max_wait_ms` when that is set; see shared/settings.py).
     """
 
     event: type[Event]
-    group: str
+    former_group: str
     turn_path: bool = False
 
 
@@ -76,16 +80,28 @@ class Node:
         default_factory=lambda: PROVIDED, hash=False, compare=False
     )
 
+    @property
+    def group(self) -> str:
+        """The consumer group that reads every topic the service consumes: one consumer per
+        process, one join, one parked fetch and one heartbeat, however many topics
+        (docs/performance.md section 19). The step runtime names its own (one per runner)."""
+        return self.name
+
+    def former_groups(self) -> dict[str, str]:
+        """Topic -> the group that read it before `group` did (see `Consumes`)."""
+        return {
+            c.event.topic.name: c.former_group for c in self.consumes if c.event.topic is not None
+        }
+
 
 def kebab(name: str) -> str:
     """`ReplyGenerated` -> `reply-generated`."""
     return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
 
 
-# Every gateway replica shares these groups, so each event lands once in Redis. One group per
-# topic, not one for all five: members of one group that read different topics still
-# rebalance together, and the embedded broker finishes each join only after about half the
-# session timeout, so five consumers joining one by one held the gateway's start for seconds.
+# Until each service read all its topics through one consumer, the gateway read each of its
+# five in a group of its own, `gateway.outbound.<event>` (every replica sharing it, so each
+# event lands once in Redis).
 OUTBOUND = "gateway.outbound"
 
 SERVICES: tuple[Node, ...] = (

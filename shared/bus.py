@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
+from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import TopicAlreadyExistsError
+from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+from aiokafka.structs import OffsetAndMetadata
 from faststream.kafka import KafkaBroker
 from faststream.kafka.prometheus import KafkaPrometheusMiddleware
 from faststream.middlewares import AckPolicy
@@ -135,3 +138,59 @@ async def check_partitions(admin: AIOKafkaAdminClient, topics: list[tuple[str, i
     wrong = [f"{n} has {described[n]}, declared {p}" for n, p in topics if described.get(n, p) != p]
     if wrong:
         raise TopicMismatch("partition counts differ from the topology: " + "; ".join(wrong))
+
+
+async def adopt_offsets(
+    bootstrap: str, group: str, former: Mapping[str, str]
+) -> dict[TopicPartition, int]:
+    """Give `group` the committed offsets of the groups that read its topics before
+    (`former`: topic -> group), for every partition `group` has no offset of its own for.
+
+    Renaming a consumer group otherwise starts it at `auto_offset_reset`: "earliest" replays
+    every topic's retained history, "latest" skips what was published while no one read.
+    Called before the service's consumer joins; a partition whose offset is already
+    committed keeps it, so calling it again (every start, every replica) changes nothing.
+    Returns what it committed. A broker that refuses the commit (a replica of the new version
+    already joined the group, on a broker that takes commits only from members) is logged:
+    the group then starts at "earliest", and the claims skip what was done.
+    """
+    if not former:
+        return {}
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    committer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group)
+    await admin.start()
+    await committer.start()
+    try:
+        existing = await committer.topics()
+        partitions = [
+            TopicPartition(topic, p)
+            for topic in sorted(set(former) & existing)
+            for p in sorted(committer.partitions_for_topic(topic) or ())
+        ]
+        # Explicit partitions: the embedded broker cannot answer "all of them".
+        own = await admin.list_consumer_group_offsets(group, partitions=partitions)
+        missing = [tp for tp in partitions if tp not in own or own[tp].offset < 0]
+        adopted: dict[TopicPartition, int] = {}
+        for old in sorted({former[tp.topic] for tp in missing}):
+            theirs = [tp for tp in missing if former[tp.topic] == old]
+            found = await admin.list_consumer_group_offsets(old, partitions=theirs)
+            adopted |= {tp: meta.offset for tp, meta in found.items() if meta.offset >= 0}
+        if adopted:
+            committer.assign(list(adopted))
+            try:
+                await committer.commit(
+                    {tp: OffsetAndMetadata(offset, "") for tp, offset in adopted.items()}
+                )
+            except KafkaError as error:
+                log.warning("group %s could not take its former offsets: %r", group, error)
+                return {}
+            log.info(
+                "group %s starts where %s stopped (%d partitions)",
+                group,
+                ", ".join(sorted({former[tp.topic] for tp in adopted})),
+                len(adopted),
+            )
+        return adopted
+    finally:
+        await committer.stop()
+        await admin.close()

@@ -6,12 +6,13 @@ dependency) and gets the rest from here; its topics come from its topology entry
     service = ModelService.declared(topology.node("planner"), handlers=handlers)
     app = service.app()
 
-`declared` subscribes `handlers.on_<event_name>` to each consumed event's topic in its
-consumer group, declares a publisher for each produced event, and (a `ModelService`, for a node
-that `uses_model`) opens the usage-recording model port. `app()` builds `handlers.Deps` from its
-fields (`shared.wiring`): Redis, the broker, the model port, the node's provided types,
-`Publisher[E]` from the declared outputs, `RedisStore` subclasses, settings by name; keyword
-arguments override a field. A field nothing fills fails here, at start-up, naming it.
+`declared` reads every consumed event's topic through one consumer in the node's group (each
+topic's records to `handlers.on_<event_name>`), declares a publisher for each produced event,
+and (a `ModelService`, for a node that `uses_model`) opens the usage-recording model port.
+`app()` builds `handlers.Deps` from its fields (`shared.wiring`): Redis, the broker, the model
+port, the node's provided types, `Publisher[E]` from the declared outputs, `RedisStore`
+subclasses, settings by name; keyword arguments override a field. A field nothing fills fails
+here, at start-up, naming it.
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ from typing import Any
 from faststream import ContextRepo
 from faststream.asgi import AsgiFastStream
 from faststream.kafka import KafkaBroker
+from faststream.specification import AsyncAPI
 from redis.asyncio import Redis
 
 from schemas.topics import Topic
 from shared import wiring
 from shared.app import build_app, serve
-from shared.bus import consumer_options, make_broker
+from shared.bus import adopt_offsets, consumer_options, make_broker
 from shared.commits import commit_on_stop
 from shared.handling import is_scoped
 from shared.lanes import in_lanes
@@ -80,6 +82,10 @@ class Service:
         self.lanes = settings.key_concurrency if model is not None else 1
         self.publishers: dict[type, Any] = {}
         self.build_deps: Callable[[Opened], Any] | None = None  # what app() planned
+        self.routes: dict[Topic, Callable[..., Any]] = {}  # every topic read -> its handler
+        self.outputs: list[tuple[Topic, type, str]] = []  # every declared publisher
+        self.group = name  # the declared consumer's group (`declared`)
+        self.former: dict[str, str] = {}  # topic -> the group that read it before `group`
 
     @classmethod
     def declared(
@@ -116,20 +122,20 @@ class Service:
                 service.publishers[produced.event] = service.publisher(
                     produced.event.topic, produced.event, produced.description
                 )
-        for consumed in node.consumes:
-            if consumed.event.topic is not None:
-                service.subscribe(
-                    getattr(handlers, handler_name(consumed.event)),
-                    consumed.event.topic,
-                    group=consumed.group,
-                    **service.turn_path_options(consumed),
-                )
+        routes = [c for c in node.consumes if c.event.topic is not None]
+        if routes:
+            service.consume(
+                {c.event.topic: getattr(handlers, handler_name(c.event)) for c in routes},
+                group=node.group,
+                **service.turn_path_options(any(c.turn_path for c in routes)),
+            )
+            service.group, service.former = node.group, node.former_groups()
         return service
 
-    def turn_path_options(self, consumed: Any) -> dict[str, Any]:
+    def turn_path_options(self, turn_path: bool) -> dict[str, Any]:
         """A turn-path consumer's own fetch wait, when the settings give one."""
         wait = self.settings.turn_fetch_max_wait_ms
-        return {"fetch_max_wait_ms": wait} if consumed.turn_path and wait is not None else {}
+        return {"fetch_max_wait_ms": wait} if turn_path and wait is not None else {}
 
     def publisher_of(self, event: type) -> Any:
         """The declared publisher of a produced event."""
@@ -137,6 +143,7 @@ class Service:
 
     def publisher(self, topic: Topic, schema: type, description: str) -> Any:
         """A declared publisher (it appears in the AsyncAPI document)."""
+        self.outputs.append((topic, schema, description))
         return self.broker.publisher(topic.name, schema=schema, description=description)
 
     def subscribe(
@@ -145,15 +152,53 @@ class Service:
         """Subscribe a `@handles` handler to `topics` in consumer group `group`."""
         if not is_scoped(handler):
             raise TypeError(f"{handler.__name__} is not wrapped by shared.handling.handles")
+        return self.consume(dict.fromkeys(topics, handler), group=group, **options)
+
+    def consume(
+        self, routes: Mapping[Topic, Callable[..., Any]], *, group: str, **options: Any
+    ) -> Any:
+        """One consumer in group `group` for every topic of `routes`; each record goes to its
+        topic's `@handles` handler. One consumer, not one per topic: each is a group join, a
+        parked fetch and a heartbeat a second, busy or idle (docs/performance.md section 19)."""
+        by_handler: dict[Callable[..., Any], list[str]] = {}
+        for topic, handler in routes.items():
+            if not is_scoped(handler):
+                raise TypeError(f"{handler.__name__} is not wrapped by shared.handling.handles")
+            by_handler.setdefault(handler, []).append(topic.name)
+        self.routes |= routes
         chosen = consumer_options(self.settings, group) | options
-        subscriber = self.broker.subscriber(*(t.name for t in topics), **chosen)
-        subscriber(handler)
+        subscriber = self.broker.subscriber(*(t.name for t in routes), **chosen)
+        for handler, names in by_handler.items():
+            if len(by_handler) == 1:
+                subscriber(handler)
+            else:
+                subscriber(handler, filter=on_topics(names))
         if self.lanes > 1:
             in_lanes(subscriber, self.lanes, self.settings.commit_interval_ms / 1000)
         commit_on_stop(subscriber)
         looks_every(subscriber, self.settings.fetcher_timeout_ms)
         self.pace.add(subscriber, chosen["fetch_max_wait_ms"])
         return subscriber
+
+    def specification(self) -> AsyncAPI:
+        """The AsyncAPI document: each topic read is a channel with its own event and handler.
+
+        Built on a broker of its own that connects to nothing, with a subscriber per topic:
+        FastStream describes every topic of one subscriber with every handler's payload, and
+        the service reads all its topics through one (`consume`).
+        """
+        documented = KafkaBroker(self.settings.kafka_bootstrap)
+        for topic, schema, description in self.outputs:
+            documented.publisher(topic.name, schema=schema, description=description)
+        for topic, handler in self.routes.items():
+            documented.subscriber(topic.name)(handler)
+        return AsyncAPI(documented, title=self.title, description=self.description, version="1.0.0")
+
+    async def adopt_offsets(self) -> None:
+        """Before the consumer first joins: its group takes over the offsets of the groups
+        that read its topics before (`shared.bus.adopt_offsets`)."""
+        if self.former:
+            await adopt_offsets(self.settings.kafka_bootstrap, self.group, self.former)
 
     @asynccontextmanager
     async def opened(self) -> AsyncIterator[Opened]:
@@ -224,6 +269,7 @@ class Service:
                 if hasattr(built, "claim_lease_s"):
                     built.claim_lease_s = self.settings.claim_lease_s
                 context.set_global("deps", built)
+                await self.adopt_offsets()  # the broker starts once this lifespan has entered
                 async with self.pace.running(), running(built) if running else nullcontext():
                     yield
 
@@ -250,6 +296,17 @@ def _once(make: Callable[[], Any]) -> Callable[[Opened], Any]:
         return made[0]
 
     return provide
+
+
+def on_topics(names: list[str]) -> Callable[[Any], Any]:
+    """A subscriber filter: the records of `names` (FastStream's `filter=`, which also
+    skips a record another handler already took)."""
+    wanted = frozenset(names)
+
+    async def suits(message: Any) -> bool:
+        return not message.processed and message.raw_message.topic in wanted
+
+    return suits
 
 
 def handler_name(event: type) -> str:

@@ -77,7 +77,7 @@ turns = service.publisher_of(TurnReceived)
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Connect Redis and the broker; the consumers share one group across replicas."""
+    """Connect Redis and the broker; the consumer shares one group across replicas."""
     refusal = auth.startup_refusal(
         settings.http_host, bool(settings.api_keys), settings.allow_anonymous
     )
@@ -105,6 +105,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         )
         app.state.catalogue_view = logic.catalogue_view(load_catalogue(), settings.ready_threshold)
         broker.context.set_global("store", app.state.store)
+        await service.adopt_offsets()
         await broker.start()
         async with (
             # One connection for the outbox hub's blocking read (services/gateway/outbox.py).

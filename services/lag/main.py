@@ -4,9 +4,11 @@
 
 One process for the whole system rather than a metric inside each service: a stopped,
 crashed or scaled-to-zero consumer exports nothing itself, and its lag is exactly what must
-stay visible. Groups come from the topology (each core service's groups, one per step
+stay visible. Groups come from the topology (each core service's group, one per step
 runner) and from the broker's own list; `--discovered` (the embedded stack, whose one
-specialist process uses other groups) watches only the groups the broker knows.
+specialist process uses other groups) watches only the groups the broker knows. The groups
+that read a topic before its service's one group took it over (`Consumes.former_group`) are
+never watched: nobody reads in them any more, so their lag would only grow.
 """
 
 from __future__ import annotations
@@ -45,13 +47,17 @@ class Settings(InfraSettings):
     lag_sample_s: float = 5.0
 
 
+# Groups retired when each service took all its topics into one group (never watched).
+FORMER = frozenset(g for node in SERVICES for g in node.former_groups().values())
+
+
 def declared_groups() -> dict[str, list[str]]:
     """Consumer group -> topics, as the topology and the per-runner deployments name them."""
     groups: dict[str, list[str]] = {}
     for node in SERVICES:
         for consumed in node.consumes:
             if consumed.event.topic is not None:
-                groups.setdefault(consumed.group, []).append(consumed.event.topic.name)
+                groups.setdefault(node.group, []).append(consumed.event.topic.name)
     for runner in RUNNERS:
         groups[f"specialist.{runner}"] = [RunStep.topic_for(runner).name]
     return groups
@@ -81,7 +87,7 @@ class LagSampler:
         ends = await self.offsets.end_offsets(partitions)
         starts = await self.offsets.beginning_offsets(partitions)
         known = {group for group, _kind in await self.admin.list_consumer_groups()}
-        groups = known if self.discovered_only else known | set(self.declared)
+        groups = (known if self.discovered_only else known | set(self.declared)) - FORMER
         lags = {}
         for group in sorted(groups):
             # Explicit partitions: the embedded broker cannot answer "all of them".

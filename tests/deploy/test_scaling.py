@@ -110,9 +110,12 @@ def test_every_consumer_group_of_every_workload_has_a_lag_trigger():
         (t["metadata"]["consumerGroup"], t["metadata"]["topic"])
         for t in scalers["trimmer"]["spec"]["triggers"]
     }
+    from services.trimmer.main import service
+
+    (consumer,) = service.broker.subscribers  # one consumer reads both of its topics
     assert trimmer == {
-        ("trimmer.turns", "gateway.turn-received.v1"),
-        ("trimmer.replies", "conversation.reply-generated.v1"),
+        (consumer.group_id, "gateway.turn-received.v1"),
+        (consumer.group_id, "conversation.reply-generated.v1"),
     }
     for name, scaler in scalers.items():
         for trigger in scaler["spec"]["triggers"]:

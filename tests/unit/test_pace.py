@@ -103,8 +103,9 @@ def test_an_aiokafka_without_the_fetcher_wait_is_said_once_and_left_alone(caplog
     assert not hasattr(odd.consumer._fetcher, "_fetch_max_wait_ms")
 
 
-def test_a_service_paces_every_consumer_it_declares_with_that_consumers_own_wait():
+def test_a_service_paces_its_consumer_with_that_consumers_own_wait():
     from planwire.topology import node
+    from services.dispatcher import handlers as dispatcher
     from services.trimmer import handlers
     from shared.service import Service
     from shared.settings import InfraSettings
@@ -114,6 +115,8 @@ def test_a_service_paces_every_consumer_it_declares_with_that_consumers_own_wait
     )
     service = Service.declared(node("trimmer"), settings, handlers=handlers)
     paced = {s.group_id: wait for s, wait in service.pace.paced}
-    assert paced == {"trimmer.turns": 50, "trimmer.replies": 250}
+    assert paced == {"trimmer": 50}
+    off_path = Service.declared(node("dispatcher"), settings, handlers=dispatcher)
+    assert {s.group_id: wait for s, wait in off_path.pace.paced} == {"dispatcher": 250}
     assert service.pace.on and service.pace.quiet_ms == 1000
     assert not Service.declared(node("trimmer"), InfraSettings(), handlers=handlers).pace.on

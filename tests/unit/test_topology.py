@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from types import SimpleNamespace
 
 import pytest
 
@@ -34,15 +35,18 @@ def test_an_event_topic_is_named_for_its_producer(event):
 @pytest.mark.parametrize(
     "node", [n for n in SERVICES if n.name != "specialist"], ids=lambda n: n.name
 )
-def test_each_service_subscribes_what_the_topology_declares(node):
+async def test_each_service_reads_its_topics_through_one_consumer_each_to_its_handler(node):
     module = importlib.import_module(f"services.{node.name}.main")
-    broker = module.service.broker
-    wired = {
-        (topic, sub.calls[0].handler._original_call.__name__)
-        for sub in broker.subscribers
-        for topic in sub.topic_names
-    }
-    assert wired == {(c.event.topic.name, handler_name(c.event)) for c in node.consumes}
+    (subscriber,) = module.service.broker.subscribers  # one consumer, one group join
+    assert subscriber.group_id == node.name
+    declared = {c.event.topic.name: handler_name(c.event) for c in node.consumes}
+    assert set(subscriber.topic_names) == set(declared)
+    for topic, handler in declared.items():
+        record = SimpleNamespace(processed=False, raw_message=SimpleNamespace(topic=topic))
+        taken = [
+            c.handler._original_call.__name__ for c in subscriber.calls if await c.filter(record)
+        ]
+        assert taken == [handler], topic
 
 
 def test_the_turn_path_is_the_hops_a_user_waits_on_for_a_reply():
@@ -61,6 +65,7 @@ def test_the_turn_path_is_the_hops_a_user_waits_on_for_a_reply():
 
 def test_turn_path_consumers_poll_at_the_turn_wait_and_the_rest_at_the_shared_one():
     from planwire.topology import node
+    from services.dispatcher import handlers as dispatcher
     from services.trimmer import handlers
     from shared.service import Service
     from shared.settings import InfraSettings
@@ -70,7 +75,9 @@ def test_turn_path_consumers_poll_at_the_turn_wait_and_the_rest_at_the_shared_on
     waits = {
         s.group_id: s._connection_args["fetch_max_wait_ms"] for s in service.broker.subscribers
     }
-    assert waits == {"trimmer.turns": 40, "trimmer.replies": 500}
+    assert waits == {"trimmer": 40}  # its one consumer reads a turn-path topic among others
+    off_path = Service.declared(node("dispatcher"), settings, handlers=dispatcher)
+    assert [s._connection_args["fetch_max_wait_ms"] for s in off_path.broker.subscribers] == [500]
     unset = Service.declared(
         node("trimmer"), InfraSettings(fetch_max_wait_ms=300), handlers=handlers
     )
