@@ -88,7 +88,7 @@ def lag() -> list[Panel]:
             (
                 (
                     'sum by (component) (label_replace(planwire_consumer_lag, "component", '
-                    '"$1", "group", "([^.]+)\\\\..*"))',
+                    '"$1", "group", "([^.]+).*"))',
                     "{{component}}",
                 ),
             ),

@@ -148,3 +148,21 @@ def test_panels_are_unique_and_use_the_datasource_variable():
     for panel in dashboard["panels"]:
         for target in panel.get("targets", []):
             assert target["datasource"]["uid"] == "${datasource}", panel["title"]
+
+
+def test_every_group_maps_to_its_service_where_a_query_reads_the_component_from_it():
+    """`label_replace(..., "component", "$1", "group", REGEX)`: a group named after its
+    service (`trimmer`) and a runner's (`specialist.gmail`) both give the service."""
+    from planwire.topology import SERVICES
+    from services.lag.main import declared_groups
+
+    exprs = [*dashboard_exprs(), *(r["expr"] for r in alert_rules() if "expr" in r)]
+    call = re.compile(r'"component", "\$1", "group", "((?:[^"\\]|\\.)*)"')
+    # A PromQL string literal escapes a backslash; PromQL anchors the regex at both ends.
+    regexes = {found.replace("\\\\", "\\") for e in exprs for found in call.findall(e)}
+    assert regexes
+    services = {n.name for n in SERVICES}
+    for regex in regexes:
+        for group in declared_groups():
+            matched = re.fullmatch(regex, group)
+            assert matched and matched.group(1) in services, (regex, group)
