@@ -269,22 +269,20 @@ def scaled_topics(topics: list[Topic], replicas: dict[str, int]) -> list[Topic]:
     return [Topic(t.name, max(t.partitions, needed.get(t.name, 0))) for t in topics]
 
 
-# The embedded stack's one `--all` step runtime reads every runner topic through one consumer
-# (services/specialist/main.py): partitions past that give it nothing, and the embedded broker
-# looks at each one on every poll, busy or idle (docs/performance.md section 18: the 44 runner
-# topics' 176 partitions were about 1.2 points of a core of an idle stack). Deployed, each runner
-# keeps the declared count, so its own consumer group can scale.
-EMBEDDED_RUNNER_PARTITIONS = 1
+# Under `planwire up` every service is one process reading all its topics through one consumer
+# (the `--all` step runtime every runner topic): partitions past one give it nothing (its lanes,
+# not partitions, run sessions side by side), and the embedded broker looks at each partition of
+# a parked fetch on every poll, busy or idle (docs/performance.md sections 18-19: the 44 runner
+# topics' 176 partitions were about 1.2 points of a core of an idle stack). `--replicas` gives
+# a replicated service's topics a partition per replica (`scaled_topics`). Deployed, every
+# topic keeps its declared count, so each service's consumer group can scale.
+EMBEDDED_PARTITIONS = 1
 
 
 def embedded_topics(replicas: dict[str, int]) -> list[Topic]:
-    """The topics `planwire up` creates: every topic, the runners' with
-    `EMBEDDED_RUNNER_PARTITIONS`, then as many partitions as `replicas` need (`scaled_topics`)."""
-    runner_topics = {run_step_topic(r).name for r in RUNNERS}
-    topics = [
-        Topic(t.name, EMBEDDED_RUNNER_PARTITIONS) if t.name in runner_topics else t
-        for t in all_topics(RUNNERS)
-    ]
+    """The topics `planwire up` creates: every topic with `EMBEDDED_PARTITIONS`, then as many
+    partitions as `replicas` need (`scaled_topics`)."""
+    topics = [Topic(t.name, EMBEDDED_PARTITIONS) for t in all_topics(RUNNERS)]
     return scaled_topics(topics, replicas)
 
 

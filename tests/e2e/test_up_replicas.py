@@ -48,10 +48,10 @@ def test_up_starts_each_replica_and_gives_their_topics_a_partition_each():
         pids = [int(p) for p in wait_for_line(lines, "pids:", seen).split()]
         for url in urls:
             assert httpx.get(f"{url}/health").status_code == 204
-        # The trimmer reads the gateway's turns: 6 replicas need 6 partitions (default 4);
-        # a topic no replicated service reads keeps its own count.
+        # The trimmer reads the gateway's turns: 6 replicas need 6 partitions (embedded: 1);
+        # a topic no replicated service reads keeps the one.
         assert asyncio.run(partitions(bootstrap, "gateway.turn-received.v1")) == 6
-        assert asyncio.run(partitions(bootstrap, "annotator.notes-updated.v1")) == 4
+        assert asyncio.run(partitions(bootstrap, "annotator.notes-updated.v1")) == 1
     finally:
         up.send_signal(signal.SIGTERM)
         code = up.wait(30)

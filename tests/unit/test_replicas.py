@@ -39,15 +39,19 @@ def test_topics_a_replicated_service_reads_get_a_partition_per_replica():
     assert scaled == {"trimmer.context-trimmed.v1": 6, "gmail.run-step.v1": 4, "x": 1}
 
 
-def test_the_embedded_stack_gives_each_runner_topic_one_partition_until_replicas_need_more():
+def test_the_embedded_stack_gives_each_topic_one_partition_until_replicas_need_more():
     runner_topics = {run_step_topic(r).name for r in RUNNERS}
     single = {t.name: t.partitions for t in embedded_topics({})}
     assert single.keys() == {t.name for t in all_topics(RUNNERS)}  # every topic, none lost
-    assert {single[name] for name in runner_topics} == {1}  # one --all consumer reads them
-    assert single["trimmer.context-trimmed.v1"] == DEFAULT_PARTITIONS  # the rest as declared
+    assert set(single.values()) == {1}  # one consumer per service reads each
     two = {t.name: t.partitions for t in embedded_topics({"specialist": 2, "annotator": 6})}
     assert {two[name] for name in runner_topics} == {2}  # a second step runtime gets its share
-    assert two["trimmer.context-trimmed.v1"] == 6
+    assert two["trimmer.context-trimmed.v1"] == 6  # an annotator topic, one per replica
+    assert two["gateway.turn-received.v1"] == 1  # nothing replicated reads it
+    # Deployed, every topic keeps its declared count (compose, Kubernetes).
+    assert {t.partitions for t in all_topics(RUNNERS) if not t.name.endswith(".dlq")} == {
+        DEFAULT_PARTITIONS
+    }
 
 
 def test_replicas_are_more_processes_of_the_same_module():
