@@ -77,3 +77,9 @@ async def test_a_group_with_no_former_offsets_starts_at_the_beginning(stack):
 
     assert await adopt_offsets(stack.bootstrap, f"service-{tag}", {topic: f"never-{tag}"}) == {}
     assert await read(stack.bootstrap, f"service-{tag}", topic, expected=2) == ["a", "b"]
+
+
+async def test_topics_that_do_not_exist_yet_leave_nothing_to_take_over(stack):
+    tag = uuid.uuid4().hex[:8]
+    former = {f"adopt-missing-{tag}": f"old-{tag}"}
+    assert await adopt_offsets(stack.bootstrap, f"service-{tag}", former) == {}
