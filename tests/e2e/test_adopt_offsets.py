@@ -8,9 +8,11 @@ import uuid
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
+from planwire.stack import BROKER_CONSUMER_ENV, broker_kind
 from shared.bus import adopt_offsets, ensure_topics
 
 pytestmark = pytest.mark.e2e
+CONSUMER_ENV = BROKER_CONSUMER_ENV[broker_kind()]
 
 
 async def publish(bootstrap: str, topic: str, values: list[str]) -> None:
@@ -31,8 +33,9 @@ async def read(bootstrap: str, group: str, *topics: str, expected: int) -> list[
         group_id=group,
         auto_offset_reset="earliest",
         enable_auto_commit=False,
-        session_timeout_ms=3000,
-        heartbeat_interval_ms=1000,
+        # What the stack gives its services on this broker (noida-db refuses under 6 s).
+        session_timeout_ms=int(CONSUMER_ENV["PLANWIRE_CONSUMER_SESSION_TIMEOUT_MS"]),
+        heartbeat_interval_ms=int(CONSUMER_ENV["PLANWIRE_CONSUMER_HEARTBEAT_MS"]),
     )
     await consumer.start()
     got: list[str] = []
