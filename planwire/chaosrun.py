@@ -3,10 +3,11 @@
 First every case the run will use is played once with no faults: its workflow document is
 the reference. Then `sessions` conversations run at once while the kill plan
 (planwire/chaos.py) SIGKILLs every service at least three times (and Valkey, and the broker
-where it keeps its data) and restarts each after a random delay. The client acts like a
-user's front end that retries: a request that met a dead gateway is sent again with the
-same Idempotency-Key, and the event stream reconnects from the last id it saw. The verdict
-is read from what the clients saw and from Redis (artifact versions per step).
+where a kill loses nothing: `KILL_LOSES` in planwire/stack.py) and restarts each after a
+random delay. The client acts like a user's front end that retries: a request that met a
+dead gateway is sent again with the same Idempotency-Key, and the event stream reconnects
+from the last id it saw. The verdict is read from what the clients saw and from Redis
+(artifact versions per step).
 """
 
 from __future__ import annotations

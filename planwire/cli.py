@@ -320,8 +320,9 @@ def chaos(
     valkey: bool = typer.Option(True, help="Also kill and restart Valkey once (AOF on)."),
     broker: bool = typer.Option(
         True,
-        help="Also kill and restart the broker once, where the embedded broker keeps its "
-        "data (noida); Tansu keeps it in memory and is never restarted.",
+        help="Also kill and restart the broker once, where a kill loses nothing. Neither "
+        "embedded broker qualifies: Tansu keeps its topics in memory, and noida-db writes "
+        "records to disk up to half a second after acknowledging them.",
     ),
     model: Backend | None = typer.Option(None, help="Model backend (default heuristic)."),
     timeout: float = typer.Option(180.0, help="Seconds to wait for any one reply or result."),

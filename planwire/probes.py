@@ -97,6 +97,8 @@ async def ready_line(child: Child, prefix: str = "READY ", timeout_s: float = 12
 async def all_or_none(*coros: Awaitable[object]) -> None:
     """Await every coroutine; on the first failure cancel the rest and raise that failure."""
     tasks = [asyncio.ensure_future(c) for c in coros]
+    if not tasks:  # a stack started with no services
+        return
     try:
         done, _pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
     finally:
