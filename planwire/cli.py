@@ -101,6 +101,8 @@ def _interrupt(_signum: int, _frame: object) -> None:
 
 def _announce(stack: EmbeddedStack) -> None:
     """Print where everything listens; tests read the `gateway:` and `pids:` lines."""
+    from planwire.stack import BROKER_WARNINGS
+
     for name, url in stack.service_urls.items():
         typer.echo(f"{name}: {url}")
     pids = " ".join(map(str, stack.pids))
@@ -108,6 +110,8 @@ def _announce(stack: EmbeddedStack) -> None:
     typer.echo(
         f"broker: {stack.bootstrap}\nredis: {stack.redis_url}\nlogs: {stack.log_dir}\npids: {pids}"
     )
+    if warning := BROKER_WARNINGS.get(stack.broker):
+        typer.echo(f"warning: {warning}", err=True)
     if stack.gateway_url:
         typer.echo(f"open {stack.gateway_url}/ in a browser for the page")
     typer.echo("planwire is up; Ctrl-C to stop.")

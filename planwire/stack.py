@@ -211,6 +211,12 @@ def valkey_argv(port: int, data_dir: Path) -> list[str]:
 # How long `restart` waits for a part that is dying on its own to be gone.
 DYING_S = 5.0
 
+# What `planwire up` says when it runs a broker that is not fit for more than a look
+# (docs/performance.md section 20).
+BROKER_WARNINGS = {
+    "noida": "noida-db: every consumer polls without waiting (about 20% of a core each, idle "
+    "or not), and a service that dies and starts again is never given its partitions back",
+}
 # What a SIGKILLed embedded broker has lost when it starts again (tests/e2e/test_brokers.py):
 # neither survives a kill whole, so neither is ever restarted (`restartable`). noida-db does keep
 # its log on disk, but writes it there about every half second after acknowledging it (acks=all).

@@ -22,6 +22,7 @@ import pytest
 from aiokafka.admin import AIOKafkaAdminClient
 from redis.asyncio import Redis
 
+from planwire.cli import _announce as announce
 from planwire.procs import StackError
 from planwire.stack import BROKER_CONSUMER_ENV, EmbeddedStack
 from planwire.topology import RUNNERS, ServiceSpec
@@ -93,13 +94,16 @@ async def test_a_service_that_dies_at_start_fails_the_start_with_its_log_and_cle
     assert stack.pids == [] and (stack.log_dir / "broken.log").exists()
 
 
-async def test_the_noida_broker_is_selectable_and_serves_the_stack(tmp_path, monkeypatch):
+async def test_the_noida_broker_is_selectable_and_serves_the_stack_with_a_warning(
+    tmp_path, monkeypatch, capsys
+):
     monkeypatch.setenv("PLANWIRE_EMBEDDED_BROKER", "noida")
     monkeypatch.delenv("PLANWIRE_FETCH_MAX_WAIT_MS", raising=False)
     stack = EmbeddedStack(log_dir=tmp_path)
     await stack.astart([ServiceSpec("gateway", FAKE)])
     try:
         pids = stack.pids
+        announce(stack)  # what `planwire up` prints once the stack serves
         topics = await broker_topics(stack.bootstrap)
         async with httpx.AsyncClient() as http:
             health = (await http.get(f"{stack.gateway_url}/health")).status_code
@@ -107,6 +111,9 @@ async def test_the_noida_broker_is_selectable_and_serves_the_stack(tmp_path, mon
         await stack.astop()
     assert {t.name for t in all_topics(RUNNERS)} <= topics and health == 204
     assert stack.broker == "noida" and (tmp_path / "noida.log").exists()
+    said = capsys.readouterr()
+    assert "planwire is up" in said.out
+    assert "warning: noida-db" in said.err and "never given its partitions back" in said.err
     assert stack.env["PLANWIRE_FETCH_MAX_WAIT_MS"] == "500"
     assert [p for p in pids if running(p)] == []
 
