@@ -2,9 +2,10 @@
 
 `planwire.stack` declares per broker whether it takes the idempotent producer
 (`BROKER_PRODUCER_ENV`) and what a kill loses (`KILL_LOSES`: while a kill loses anything, chaos
-never kills the broker and `restart` refuses it). These tests ask
-each broker, so a release that changes an answer fails a test instead of leaving the stack
-with a wrong setting.
+never kills the broker and `restart` refuses it). The last test asks whether a group member
+killed without leaving is replaced, which every service started again after a crash needs.
+These tests ask each broker, so a release that changes an answer fails a test instead of
+leaving the stack with a wrong setting or a wrong warning (`BROKER_WARNINGS`).
 """
 
 from __future__ import annotations
