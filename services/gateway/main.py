@@ -8,19 +8,22 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Literal
 
+from aiokafka.errors import KafkaConnectionError, KafkaTimeoutError
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from prometheus_client import REGISTRY, make_asgi_app
 from pydantic_settings import SettingsConfigDict
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from catalogue import load_catalogue
 from planwire import topology
 from schemas.turn import TurnReceived
 from services.gateway import access, auth, handlers, logic, routes
 from services.gateway.limits import BodyLimit, Limits, StreamSlots
-from services.gateway.metrics import phase_sampler
+from services.gateway.metrics import REFUSED, phase_sampler
 from services.gateway.outbox import OutboxHub
 from services.gateway.store import SessionStore
 from shared.app import PROBE_TIMEOUT_S, reachable
@@ -165,6 +168,32 @@ async def invalid_request(_request: Request, exc: RequestValidationError) -> JSO
     return JSONResponse(
         {"detail": f"{where}: {first.get('msg', 'invalid request')}"}, status_code=422
     )
+
+
+# A dependency down or restarting is a refusal for now, not a server fault: a client that
+# retries on 503 (as the session client and the page do) gets through once it is back.
+UNAVAILABLE_RETRY_S = 1
+UNAVAILABLE = {
+    RedisConnectionError: "the session store",  # also Valkey loading its AOF after a restart
+    RedisTimeoutError: "the session store",
+    KafkaConnectionError: "the event bus",
+    KafkaTimeoutError: "the event bus",
+}
+
+
+async def dependency_unavailable(_request: Request, exc: Exception) -> JSONResponse:
+    """Redis or the broker unreachable: a 503 with Retry-After, never a 500."""
+    what = next((name for kind, name in UNAVAILABLE.items() if isinstance(exc, kind)), "a store")
+    REFUSED.labels("503").inc()
+    return JSONResponse(
+        {"detail": f"{what} is unavailable for now; try again shortly"},
+        status_code=503,
+        headers={"Retry-After": str(UNAVAILABLE_RETRY_S)},
+    )
+
+
+for _unavailable in UNAVAILABLE:
+    app.add_exception_handler(_unavailable, dependency_unavailable)
 
 
 if __name__ == "__main__":

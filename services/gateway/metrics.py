@@ -24,7 +24,8 @@ SESSIONS_BY_PHASE = Gauge(
 )
 REFUSED = Counter(
     "planwire_gateway_refused_total",
-    "Requests turned away by a rate limit, quota or stream cap, by status (429, 503).",
+    "Requests turned away for now (a rate limit, quota or stream cap, or Redis or the broker "
+    "unreachable), by status (429, 503).",
     ["status"],
 )
 SAMPLE_EVERY_S = 15.0
