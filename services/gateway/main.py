@@ -10,6 +10,7 @@ from typing import Literal
 
 from aiokafka.errors import KafkaConnectionError, KafkaTimeoutError
 from fastapi import FastAPI, Request, Response
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -22,8 +23,8 @@ from catalogue import load_catalogue
 from planwire import topology
 from schemas.turn import TurnReceived
 from services.gateway import access, auth, handlers, logic, routes
-from services.gateway.limits import BodyLimit, Limits, StreamSlots
-from services.gateway.metrics import REFUSED, phase_sampler
+from services.gateway.limits import BodyLimit, Limits, Refusal, StreamSlots
+from services.gateway.metrics import phase_sampler
 from services.gateway.outbox import OutboxHub
 from services.gateway.store import SessionStore
 from shared.app import PROBE_TIMEOUT_S, reachable
@@ -181,14 +182,12 @@ UNAVAILABLE = {
 }
 
 
-async def dependency_unavailable(_request: Request, exc: Exception) -> JSONResponse:
+async def dependency_unavailable(request: Request, exc: Exception) -> Response:
     """Redis or the broker unreachable: a 503 with Retry-After, never a 500."""
-    what = next((name for kind, name in UNAVAILABLE.items() if isinstance(exc, kind)), "a store")
-    REFUSED.labels("503").inc()
-    return JSONResponse(
-        {"detail": f"{what} is unavailable for now; try again shortly"},
-        status_code=503,
-        headers={"Retry-After": str(UNAVAILABLE_RETRY_S)},
+    what = next(name for kind, name in UNAVAILABLE.items() if isinstance(exc, kind))
+    detail = f"{what} is unavailable for now; try again shortly"
+    return await http_exception_handler(
+        request, routes.refused(Refusal(503, detail, UNAVAILABLE_RETRY_S))
     )
 
 
