@@ -1,6 +1,13 @@
 """The specialist catalogue: validated data plus the rules that find items in user text."""
 
-from catalogue.matcher import MatchResult, detect, evidence, find_mentions, names
+from catalogue.matcher import (
+    MatchResult,
+    detect,
+    evidence,
+    find_mentions,
+    names,
+    taken_back_from,
+)
 from catalogue.model import (
     Catalogue,
     CatalogueEntry,
@@ -22,4 +29,5 @@ __all__ = [
     "names",
     "parse_catalogue",
     "removal_cue",
+    "taken_back_from",
 ]

@@ -3,7 +3,7 @@
 "Our bassist would rather Telegram, but the fans are on Discord, so just Discord" and "my
 neighbour uses WhatsApp for this, but for us Telegram is better" name two messaging apps and
 choose one: the other is an alternative considered, not part of the plan. The choice must be
-exclusive ("just X", "only X", "X only", "we prefer X", "X is better"); an item listed with
+exclusive ("just X", "only X", "X only", "we prefer X", "X is better", "X it is"); an item listed with
 the chosen one ("just Slack and Teams") is chosen too.
 """
 
@@ -24,6 +24,8 @@ CHOSEN_BEFORE = re.compile(
 # Right after the item.
 CHOSEN_AFTER = words(
     r"only"
+    # "so Discord it is", "Salesforce lead it is": the decision said.
+    r"|(?:[\w-]+\s+)?it\s+is(?=\s*(?:[.!,;]|\Z))"
     r"|(?:is|are|works?|would\s+be|seems?)\s+(?:much\s+|far\s+|way\s+|a\s+lot\s+)?(?:better|best|preferable|easier)"
 )
 LISTED_WITH = re.compile(r"\s*(?:,|&|/|and|or|plus|as\s+well\s+as)?\s*\Z", re.IGNORECASE)

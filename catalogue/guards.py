@@ -243,7 +243,30 @@ def summary_noun_hits(text: str) -> list[Hit]:
 
 # How often someone pays is a billing term, not when the workflow runs: "customers pay
 # annually, some monthly", "a monthly plan". Only the bare adverbs read this way.
-BARE_FREQUENCY = re.compile(r"(?:annually|yearly|quarterly|monthly|weekly|daily)\Z", re.IGNORECASE)
+BARE_FREQUENCY = re.compile(
+    r"(?:annually|yearly|quarterly|monthly|weekly|daily|hourly)\Z", re.IGNORECASE
+)
+# "an hourly rate", "the monthly total", "a daily limit": the frequency describes an amount,
+# not when the workflow runs.
+AMOUNT_AFTER = re.compile(
+    r"[\s-]+(?:rates?|wages?|pay|fees?|prices?|costs?|budgets?|spend(?:ing)?|totals?|limits?|caps?"
+    r"|allowances?|salar(?:y|ies)|income|revenue|average|quota|usage|volume)(?!\w)",
+    re.IGNORECASE,
+)
+# "put an event on my calendar two days before the due date": the date of the entry the
+# workflow writes, not when the workflow runs (that is when the bill arrives).
+RELATIVE = re.compile(r"(?<!\w)(?:before|ahead\s+of|prior\s+to)(?!\w)", re.IGNORECASE)
+CALENDAR_ENTRY = words(
+    r"(?:put|puts|add|adds|create|creates|make|makes|block|blocks|book|books|insert|inserts|drop|drops)"
+    r"\s+(?:an?|the|one|each|it|them)\s+(?:[\w-]+\s+)?(?:events?|entr(?:y|ies)|appointments?|blocks?|invites?)?"
+    r"(?:\s+\w+){0,3}?\s+(?:on|in|into|to)\s+(?:the|my|our|their|a|an)\s+(?:[\w-]+\s+){0,2}calendars?"
+)
+# "a total for each month", "one row per week": the period an amount covers.
+PER_PERIOD_BEFORE = re.compile(
+    r"(?<!\w)(?:totals?|sums?|counts?|averages?|figures?|numbers|breakdown|spend(?:ing)?|subtotals?"
+    r"|one|rows?|lines?|columns?|tabs?|sheets?)\s+(?:for|per|of)\s+\Z",
+    re.IGNORECASE,
+)
 BILLING = words(
     r"pa(?:y|ys|id|ying)|bill(?:s|ed|ing)?|charg(?:e|es|ed|ing)|renew(?:s|ed|al)?|subscri(?:be|bes|bed|ption)s?|plans?|pass(?:es)?|memberships?|rent|fees?|rates?"
 )
@@ -372,6 +395,12 @@ def schedule_is_a_schedule(text: str, hit: Hit) -> bool:
     if BARE_FREQUENCY.match(text[hit.start : hit.end]) and BILLING.search(sentence):
         return False
     if VOLUME_BEFORE.search(text, max(0, hit.start - WINDOW * 2), hit.start):
+        return False
+    if BARE_FREQUENCY.match(text[hit.start : hit.end]) and AMOUNT_AFTER.match(text, hit.end):
+        return False
+    if PER_PERIOD_BEFORE.search(text, max(0, hit.start - WINDOW), hit.start):
+        return False
+    if RELATIVE.search(text, hit.start, hit.end) and CALENDAR_ENTRY.search(sentence):
         return False
     if BARE_FREQUENCY.match(text[hit.start : hit.end]) and FREQUENCY_NAMING.search(
         text, max(0, hit.start - WINDOW), hit.start

@@ -26,7 +26,7 @@ from catalogue.lexicon import phrase_hits, ref_hits
 from catalogue.model import Catalogue
 from catalogue.phrases import REF, Hit, alias_hits, without_overlaps
 from catalogue.removals import historical_indices, removed_indices
-from catalogue.retractions import persisting, rejected_indices
+from catalogue.retractions import corrects_previous, persisting, rejected_indices
 from catalogue.schedule import schedule_hits
 
 # Items whose references are patterns rather than fixed phrases; used only when the
@@ -252,6 +252,20 @@ def back_references(
             groups.setdefault((ref.start, ref.end), []).append(ref.id)
     spans = without_overlaps([Hit(start, end, "") for start, end in groups])
     return {Hit(h.start, h.end, REF): tuple(groups[(h.start, h.end)]) for h in spans}
+
+
+def taken_back_from(before: str, text: str, catalogue: Catalogue) -> tuple[str, ...]:
+    """Ids of the user's previous message that this one opens by taking back: "email the
+    supplier from Outlook", then "hmm no. just a Trello card per product". The rule is the
+    one within a message (`rejected_indices`), read across the two."""
+    if not before.strip() or not corrects_previous(text):
+        return ()
+    head = before.rstrip()
+    joined = f"{head}{'' if head[-1] in '.!?' else '.'} {text}"
+    found = hits(joined, catalogue)
+    cut = len(head)
+    taken = rejected_indices(joined, found)
+    return tuple(dict.fromkeys(found[i].id for i in sorted(taken) if found[i].end <= cut))
 
 
 def evidence(id: str, text: str, catalogue: Catalogue) -> str | None:

@@ -101,6 +101,9 @@ TRAILING = words(
     r"|(?:got|was|were|is|has\s+been|have\s+been)\s+(?:cancell?ed|dropped|scrapped|discontinued|shut\s+down|retired)"
     r"|(?:can|could)\s+go(?!\s+(?:to|in|into|on))"
     r"|(?:is|are)\s+(?:a\s+)?(?:no-?go|non-?starter|out\s+of\s+the\s+question|dead\s+to\s+(?:us|me))"
+    # "HubSpot is basically dead for us", "Trello's dead".
+    r"|(?:is|are|['’]s)\s+(?:basically\s+|pretty\s+much\s+|totally\s+|kind\s+of\s+|kinda\s+|all\s+but\s+)?dead"
+    r"(?!\s+(?:simple|easy|quiet|on|set|serious|centre|center|cheap|reliable))"
     r"|(?:is|are)(?:n['’]?t|\s+not)\s+(?:allowed|permitted)|(?:is|are|was|were|got)\s+banned"
     r"|(?:is|are)\s+the\s+(?:old|previous|former)\s+(?:one|account|system|tool|app)"
     r"|(?:got|was|were)\s+(?:rolled\s+back|reverted|called\s+off|postponed)"
@@ -210,6 +213,8 @@ HISTORY = words(
     r"|(?:the|our|my)\s+(?:last|previous|old|former)\s+(?:[\w-]+\s+){1,2}?(?:had|used|kept|ran|did|was\s+using|set\s+up)"
     # "we looked at Intercom for this", "I evaluated Airtable": a candidate weighed.
     r"|(?:we|i)\s+(?:looked\s+at|considered|evaluated|trialled|trialed|checked\s+out|played\s+(?:around\s+)?with|demoed)"
+    # "we thought about posting it in Slack or Teams, but ...": an option weighed.
+    r"|(?:we|i)\s+(?:(?:thought|were\s+thinking|was\s+thinking|toyed\s+with\s+the\s+idea)\s+(?:about|of)|debated)(?!\s+(?:it|this|that)(?!\w))"
     r"|used\s+to|previously|formerly|in\s+the\s+past|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
     r"|(?:our|the)\s+(?:old|previous|former|legacy)\s+(?:setup|system|tool|tools|process|way|workflow|stack|solution|provider|vendor|app|crm|thing)"
 )
@@ -247,6 +252,8 @@ LEAD_IN = words(
     # "don't have anything like Jira", "never look in Dropbox", "not doing Telegram alerts",
     # "never send anything to customers from Outlook".
     r"|have|has|like|bother\s+with|look(?:ing)?|check(?:ing)?|doing|from|anything|something"
+    # "I don't want to pay for Twilio".
+    r"|pay(?:ing)?(?:\s+for)?"
     r"|clients?|customers?|users?|them|him|her|us|me"
     # "don't add a calculation step", "no need to involve Jira", "never open the PDFs".
     r"|add|include|involve|create|build|set\s+up|make|open|run|attach|bring\s+in|touch|go\s+through"
@@ -272,6 +279,12 @@ SUBSET = re.compile(
 )
 RESTRICTED = re.compile(
     r"\s+(?:under|over|below|above|older|younger|aged|who|whose|outside|between|unless|except)(?!\w)",
+    re.IGNORECASE,
+)
+# "English ones can go in as they are, without translation": some items pass untouched, the
+# step stays for the others.
+AS_IS = re.compile(
+    r"(?<!\w)(?:as\s+(?:they|it)\s+(?:are|is|come|stand)|as[\s-]is|unchanged|untouched|verbatim)(?!\w)",
     re.IGNORECASE,
 )
 STILL_GONE = re.compile(r"\s+(?:any\s*more|no\s+more|any\s+longer)(?!\w)", re.IGNORECASE)
@@ -306,6 +319,10 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
             continue
         if NEGATION.fullmatch(match[0]) and (
             _in_condition(text, match.start()) or _excepted(text, match.end())
+        ):
+            continue
+        if match[0].lower() == "without" and AS_IS.search(
+            text, sentence_start(text, match.start()), match.start()
         ):
             continue
         removed |= _after(text, match, hits, starts)

@@ -36,6 +36,19 @@ REJECTION = re.compile(
     r"(?:\s*,?\s*(?:but\s+)?not\s+(?:for\s+(?:this|now)|now|yet))?\s*(?:[.!]|\Z))",
     re.IGNORECASE,
 )
+# "hmm no. ...", "actually no, ...": a message that opens by correcting the one before. A
+# bare "No." may answer the assistant's question, so a hesitation must come first.
+SELF_CORRECTION = re.compile(
+    r"\s*(?:(?:hmm+|hm+|um+|uh+|actually|wait|oh|on\s+second\s+thought)[\s,.]+)+(?:no|nah|nope)(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def corrects_previous(text: str) -> bool:
+    """Whether a message opens by taking back what the user's previous message said."""
+    return SELF_CORRECTION.match(text) is not None
+
+
 # What, between two namings of an item in one sentence, can bring a removed item back.
 REVIVE = re.compile(
     r"(?<!\w)(?:but|actually|wait|keep|instead|rather|just|only|still|now|use|using|post|send|save|put"

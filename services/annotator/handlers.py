@@ -74,7 +74,13 @@ async def annotate(context: ContextTrimmed, deps: Deps) -> None:
         if attempt:
             previous = await deps.store.get(context.session_id)
         folded = logic.fold(
-            previous, context.user_text, view, deps.catalogue, deps.threshold, context.turn_id
+            previous,
+            context.user_text,
+            view,
+            deps.catalogue,
+            deps.threshold,
+            context.turn_id,
+            before=logic.previous_user_text(context.messages),
         )
         if await deps.store.put(context.session_id, folded.notes, previous.version):
             break

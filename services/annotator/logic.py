@@ -9,8 +9,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from catalogue import Catalogue, MatchResult, detect, find_mentions, names, removal_cue
-from schemas.turn import Notes
+from catalogue import (
+    Catalogue,
+    MatchResult,
+    detect,
+    find_mentions,
+    names,
+    removal_cue,
+    taken_back_from,
+)
+from schemas.turn import ChatMessage, Notes
 
 # The user saying they are done is what lets confidence pass the threshold; the structure
 # check alone would confirm too early, before details the user still wants to give.
@@ -233,6 +241,20 @@ def as_words(text: str) -> str:
     return IMITATED_FIELD.sub(words, text).strip(" {}") or text
 
 
+def taken_back(before: str, user_text: str, match: MatchResult, catalogue: Catalogue) -> set[str]:
+    """What a message opening with "hmm no." takes back of the previous one. A message that
+    says itself what goes ("actually no, leave the translation out") takes back only that."""
+    if match.removed or match.retracted or match.removed_refs:
+        return set()
+    return set(taken_back_from(as_words(before), user_text, catalogue)) - set(match.mentioned)
+
+
+def previous_user_text(messages: list[ChatMessage]) -> str:
+    """The user's message before this turn's (the last one), or "" when it was trimmed away."""
+    users = [m.text for m in messages if m.role == "user"]
+    return users[-2] if len(users) > 1 else ""
+
+
 def fold(
     previous: Notes,
     user_text: str,
@@ -240,8 +262,13 @@ def fold(
     catalogue: Catalogue,
     threshold: float,
     turn_id: str | None,
+    before: str = "",
 ) -> Folded:
-    """Fold one user turn into the notes, enforcing every code guarantee."""
+    """Fold one user turn into the notes, enforcing every code guarantee.
+
+    `before` is the user's previous message, when the context still holds it: a message
+    that opens with "hmm no." takes back what that one asked for.
+    """
     user_text = as_words(user_text)
     match = detect(user_text, catalogue)
     added, overrides = accepted_model_ids(view, user_text, catalogue)
@@ -256,6 +283,7 @@ def fold(
         | referred
         | swapped_out(noted, match, catalogue)
         | not_chosen(noted, match, catalogue)
+        | taken_back(before, user_text, match, catalogue)
     )
     items, gone = fold_items(
         previous, match, added | referred_restorations(previous, match), removed

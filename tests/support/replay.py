@@ -47,6 +47,7 @@ class Session:
 
     def __init__(self, catalogue: Catalogue, model: ModelScript = silent) -> None:
         self.catalogue, self.model, self.out = catalogue, model, Replay()
+        self.before = ""  # the user's previous message, as the trimmed context holds it
 
     def say(self, text: str) -> None:
         """One user message, routed by phase as the trimmer's ContextTrimmed is."""
@@ -57,11 +58,18 @@ class Session:
         else:
             # The gateway answers 409 to a message after the build started: the case errors.
             self.out.plan, self.out.phase = [], "rejected"
+        self.before = text
 
     def annotate(self, text: str) -> None:
         previous = self.out.notes
         folded = annotator.fold(
-            previous, text, self.model(previous, text), self.catalogue, THRESHOLD, None
+            previous,
+            text,
+            self.model(previous, text),
+            self.catalogue,
+            THRESHOLD,
+            None,
+            before=self.before,
         )
         self.out.notes, self.out.overrides = folded.notes, self.out.overrides + folded.overrides
         last = self.out.replies[-1][1] if self.out.replies else ""

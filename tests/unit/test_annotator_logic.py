@@ -391,3 +391,38 @@ def test_a_retraction_takes_back_what_its_sentence_brought_and_keeps_what_was_no
     )
     assert {"scheduler", "calculator", "google_sheets", "gmail"} <= items(notes)
     assert "slack" not in items(notes)
+
+
+def converse(turns: list[str]) -> Notes:
+    """Play turns as the annotator sees them: each with the user's previous message."""
+    notes, before = Notes(), ""
+    for text in turns:
+        notes = fold(notes, text, SILENT, CATALOGUE, THRESHOLD, None, before=before).notes
+        before = text
+    return notes
+
+
+def test_a_message_opening_with_hmm_no_takes_back_the_one_before():
+    notes = converse(
+        [
+            "Invoices come into our Gmail.",
+            "Log them in Airtable.",
+            "Hmm no. Trello cards, one per invoice.",
+        ]
+    )
+    assert items(notes) == {"gmail", "trello"}
+    assert "airtable" in notes.removed
+
+
+def test_a_plain_no_or_a_correction_that_names_what_goes_takes_back_only_that():
+    # "No." may answer the assistant's question: nothing the user asked for is taken back.
+    assert items(converse(["Watch Gmail.", "Post to Slack.", "No."])) == {"gmail", "slack"}
+    # The correction says itself what goes; the rest of the previous message stays.
+    notes = converse(
+        [
+            "Watch Gmail.",
+            "Post to Slack and translate it into French.",
+            "Actually no, leave the translation out.",
+        ]
+    )
+    assert items(notes) == {"gmail", "slack"}

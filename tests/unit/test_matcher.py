@@ -874,3 +874,77 @@ def test_when_the_workflow_runs_in_other_words(text: str, scheduled: bool):
 )
 def test_third_round_paraphrases_and_senses(text: str, expected: set[str]):
     assert set(find_mentions(text, CATALOGUE)) - (set(detect(text, CATALOGUE).removed)) == expected
+
+
+# A fresh round of blind cases (2026-11-26): the same phenomena, said in other words here.
+@pytest.mark.parametrize(
+    ("text", "mentioned", "removed"),
+    [
+        # a product named before one of its own nouns, after "a"
+        ("Our choir has a telegram channel for rehearsal news.", {"telegram"}, set()),
+        ("The family uses a whatsapp group for everything.", {"whatsapp"}, set()),
+        ("He sent a telegram from the front in 1916.", set(), set()),
+        # the choice said as "X it is": the other options weighed go
+        ("We debated Asana and Trello for ages. Fine, Trello it is.", {"trello"}, set()),
+        ("MS Teams or Slack, well, Slack channel it is.", {"slack"}, {"microsoft_teams"}),
+        (
+            "I was thinking of Dropbox or Google Drive but honestly Google Drive it is",
+            {"google_drive"},
+            {"dropbox"},
+        ),
+        # an option weighed is not asked for; thinking about "it" is not weighing one
+        ("We thought about Airtable for this.", set(), set()),
+        ("I thought about it and we want Airtable.", {"airtable"}, set()),
+        # a product declared dead, a product nobody wants to pay for
+        ("Zendesk is pretty much dead for us since the move.", set(), {"zendesk"}),
+        ("Zapier is dead simple, but log it to Airtable.", {"airtable"}, set()),
+        ("We're not paying for Twilio, use WhatsApp.", {"whatsapp"}, {"twilio_sms"}),
+        ("I don't want to pay for Dropbox just for this.", set(), {"dropbox"}),
+        # some items pass through untouched: the step stays for the rest
+        (
+            "Invoices already in euros go through as they are, without conversion or translation.",
+            {"translator"},
+            set(),
+        ),
+        ("Send everything to Slack without translation.", {"slack"}, {"translator"}),
+        # the weather, not the mail client
+        ("Honestly the outlook isn't good for Saturday, might rain.", set(), set()),
+        ("The outlook looks grim this quarter.", set(), set()),
+        ("Move the attachments out of the Outlook inbox.", {"outlook"}, set()),
+    ],
+)
+def test_fresh_round_choices_dismissals_and_senses(
+    text: str, mentioned: set[str], removed: set[str]
+):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # arithmetic said as what it computes
+        ("Show the no-show rate in percent for each clinic.", {"calculator"}),
+        ("How many % overdue per supplier, roughly.", {"calculator"}),
+        ("Figure out how much each tenant owes.", {"calculator"}),
+        ("Quote = pages times the page price, plus VAT.", {"calculator"}),
+        ("Keep a total per week in the last column.", {"calculator"}),
+        ("Half of the grocery bill goes in my column.", {"calculator"}),
+        # an API or web service that is not a catalogue product
+        ("The county has a public API with the bin days; call it.", {"http_request"}),
+        ("Pull the rates from ECB API first.", {"http_request"}),
+        ("Their booking system exposes a SOAP web service.", {"http_request"}),
+        ("IT will give you the endpoint URL and a token.", {"http_request"}),
+        ("Post it to our Slack API.", {"slack"}),
+        # a common misspelling
+        ("A sumary of every meeting note, please.", {"text_summarizer"}),
+        # a frequency that describes an amount, an entry's date: no schedule
+        ("My daily rate is 400 and the weekly cap is 2000.", set()),
+        ("One row per month with the hourly wage.", set()),
+        ("Create an event in the shared calendar a week before the deadline.", set()),
+        ("Text the parents the day before each match.", {"twilio_sms", "scheduler"}),
+    ],
+)
+def test_fresh_round_tools_by_what_they_do(text: str, expected: set[str]):
+    result = detect(text, CATALOGUE)
+    assert set(result.mentioned) == expected
