@@ -23,7 +23,8 @@ CHOSEN_BEFORE = re.compile(
 )
 # Right after the item.
 CHOSEN_AFTER = words(
-    r"only"
+    # "WhatsApp only for the family chat" is what it is for, not a choice.
+    r"only(?!\s+(?:for|to|when|if|with|in|on|at|by|between|among)(?!\w))"
     # "so Discord it is", "Salesforce lead it is": the decision said.
     r"|(?:[\w-]+\s+)?it\s+is(?=\s*(?:[.!,;]|\Z))"
     r"|(?:is|are|works?|would\s+be|seems?)\s+(?:much\s+|far\s+|way\s+|a\s+lot\s+)?(?:better|best|preferable|easier)"

@@ -368,7 +368,11 @@ def clause_of(text: str, hit: Hit, opening: int, closing: int) -> str:
 
 
 # "around 30 clients every week", "200 orders a day": how many, not when.
-VOLUME_BEFORE = re.compile(r"(?<!\w)\d[\d,.]*\s+[a-z]+(?:\s+[a-z]+)?\s+\Z", re.IGNORECASE)
+VOLUME_BEFORE = re.compile(
+    r"(?<!\w)(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty"
+    r"|a\s+few|several|a\s+couple(?:\s+of)?|dozens\s+of|hundreds\s+of)\s+[a-z]+(?:\s+[a-z]+)?\s+\Z",
+    re.IGNORECASE,
+)
 
 # "how that translates into cash flow", "translates to more sales": means, not a translation.
 LANGUAGE_OR_OBJECT = (

@@ -166,6 +166,10 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
         else "named"
         for hit in found
     }
+    # "scratch the texting. We tried SMS last year": history said after a removal keeps it removed.
+    for hit in found:
+        if hit in gone and last[hit.id] == "past":
+            last[hit.id] = "removed"
     order = dict.fromkeys(hit.id for hit in found)
     if EVENT_ONLY.search(text) and catalogue.get("scheduler") is not None:
         order.setdefault("scheduler")

@@ -42,6 +42,8 @@ _LEADING = (
     r"cut\s+out",
     r"take\s+out",
     r"(?:won['’]?t|will\s+not|wouldn['’]?t|shan['’]?t)\s+need",
+    # "the handlers aren't on Slack": the people the step is for do not use it.
+    r"(?:aren['’]?t|are\s+not|isn['’]?t|is\s+not|weren['’]?t)\s+(?:even\s+|really\s+)?on",
     r"(?:i\s+)?doubt\s+(?:we|you|i)\s+(?:really\s+|even\s+)?need",
     r"not\s+(?:going\s+to|gonna)\s+(?:need|use)",
     r"(?:can|could)\s+(?:do|live)\s+without",
@@ -158,7 +160,7 @@ OUT = words(r"out|alone|for\s+later|till\s+later|until\s+later|aside")
 ANAPHORA = words(
     r"(?:skip|drop|scrap|scratch|ditch|remove|forget(?:\s+about)?|lose|kill|nix|bin|dropped|scrapped|ditched|removed"
     r"|killed|binned|banned|decided\s+against|ruled\s+out|gave\s+up\s+on|left)\s+(?:it|that|this|them|those)(?:\s+(?:one|part|bit|step))?"
-    r"|(?:won['’]?t|don['’]?t|do\s+not|will\s+not|doesn['’]?t|never)\s+(?:really\s+|actually\s+)?(?:need|want|use|involve|touch|include|add)\s+(?:it|that|this|them)"
+    r"|(?:won['’]?t|don['’]?t|do\s+not|will\s+not|doesn['’]?t|never|(?:please\s+)?not)\s+(?:really\s+|actually\s+)?(?:need\s+to\s+)?(?:need|want|use|involve|touch|include|add)\s+(?:it|that|this|them|those|these)"
     r"|(?:declined|rejected|vetoed|refused|turned\s+down)(?:\s+(?:it|that|this|them))?|turned\s+(?:it|that|this|them)\s+down"
     r"|(?:can|could)\s+live\s+without\s+(?:it|that|this|them)"
     r"|(?:not|aren['’]?t|isn['’]?t|won['’]?t\s+be)\s+(?:going\s+to\s+be\s+)?using\s+(?:it|that|this|them)"
@@ -180,7 +182,11 @@ NOT_ANAPHORA = re.compile(
 )
 # A bare negation in an if-clause is a condition the workflow checks ("if the backup is not
 # in S3 by 3am, alert me"), not a removal.
-NEGATION = re.compile(r"not|no|never|don['’]?t|do\s+not", re.IGNORECASE)
+NEGATION = re.compile(
+    r"not|no|never|don['’]?t|do\s+not"
+    r"|(?:aren['’]?t|are\s+not|isn['’]?t|is\s+not|weren['’]?t)\s+(?:even\s+|really\s+)?on",
+    re.IGNORECASE,
+)
 CONDITIONAL = re.compile(
     r"\s*(?:(?:and|but|or|so|also|oh|then)\s+)?(?:if|when|whenever|unless|in\s+case|should)(?!\w)",
     re.IGNORECASE,
@@ -216,6 +222,8 @@ HISTORY = words(
     # "we thought about posting it in Slack or Teams, but ...": an option weighed.
     r"|(?:we|i)\s+(?:(?:thought|were\s+thinking|was\s+thinking|toyed\s+with\s+the\s+idea)\s+(?:about|of)|debated)(?!\s+(?:it|this|that)(?!\w))"
     r"|used\s+to|previously|formerly|in\s+the\s+past|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
+    # "not discord. tried discord, nobody joined": a fragment that leaves the subject out.
+    r"|(?:\A|(?<=[.!?;]\s))tried"
     r"|(?:our|the)\s+(?:old|previous|former|legacy)\s+(?:setup|system|tool|tools|process|way|workflow|stack|solution|provider|vendor|app|crm|thing)"
 )
 # "Before, we collected requests on a Trello board": an opening that sets the whole sentence
@@ -245,6 +253,8 @@ FILLER = words(
     r"|for\s+now|about|even|really|actually|necessarily|probably|honestly|here|bits?|pieces?|side|route|channel|messages?"
     r"|trial|subscription|licen[cs]e|plan|contract|setup|idea|option|own|separate|extra|additional|dedicated|special"
     r"|migration|move|switch|rollout|transition|written|manual|automatic|automated|machine|human|live"
+    # "not the old MySQL instance", "not a normal text message".
+    r"|old|former|previous|legacy|normal|regular|plain|ordinary|standard|usual"
 )
 # Verbs that may stand only before the first item: "not to Slack", "don't need the SMS part".
 LEAD_IN = words(
@@ -254,6 +264,8 @@ LEAD_IN = words(
     r"|have|has|like|bother\s+with|look(?:ing)?|check(?:ing)?|doing|from|anything|something"
     # "I don't want to pay for Twilio".
     r"|pay(?:ing)?(?:\s+for)?"
+    # "scratch what I said about texting them", "please don't bring Dropbox into this".
+    r"|what\s+(?:i|we)\s+(?:said|wrote|mentioned|asked\s+for)(?:\s+(?:about|re|on))?|bring"
     r"|clients?|customers?|users?|them|him|her|us|me"
     # "don't add a calculation step", "no need to involve Jira", "never open the PDFs".
     r"|add|include|involve|create|build|set\s+up|make|open|run|attach|bring\s+in|touch|go\s+through"
@@ -390,6 +402,21 @@ def _circumfix(text: str, hits: list[Hit], starts: dict[int, int]) -> set[int]:
     return removed
 
 
+PLURAL = words(r"them|those|these")
+LISTED = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|&|/|(?:and|or)\s+)\s*", re.IGNORECASE)
+
+
+def _listed_last(text: str, hits: list[Hit], before: list[int]) -> set[int]:
+    """The last item before a plural pronoun, with the items listed together with it:
+    "I plan in Notion and Asana, but don't touch those" points at both."""
+    taken = [before[-1]]
+    for i in reversed(before[:-1]):
+        if not LISTED.fullmatch(text, hits[i].end, hits[taken[-1]].start):
+            break
+        taken.append(i)
+    return set(taken)
+
+
 def _anaphora(text: str, hits: list[Hit]) -> set[int]:
     """ "skip it" after an item in the same sentence removes that item.
 
@@ -419,7 +446,7 @@ def _anaphora(text: str, hits: list[Hit]) -> set[int]:
         if idea:
             removed |= set(before)  # "I thought about a daily digest email, but that's overkill"
         elif before:
-            removed.add(before[-1])
+            removed |= _listed_last(text, hits, before) if PLURAL.search(match[0]) else {before[-1]}
         elif opening and (earlier := _only_item_before(text, hits, opening)) is not None:
             removed.add(earlier)  # "The old admin used QuickBooks. Please don't involve it."
     return removed

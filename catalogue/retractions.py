@@ -20,7 +20,8 @@ from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start
 # "Hmm no, this season we made a Telegram group": a hesitation, then no, then something else;
 # it takes back the sentence before when that names one item (more: catalogue/dismissals.py).
 HESITANT_NO = re.compile(
-    r"\s*(?:(?:hmm+|hm+|um+|uh+|ah+|actually|wait|oh)[\s,.]+)+(?:no|nah|nope),", re.IGNORECASE
+    r"\s*(?:(?:hmm+|hm+|um+|uh+|ah+|actually|wait|oh)[\s,.]+)+(?:no|nah|nope)(?:,|\s+[-–—])",
+    re.IGNORECASE,
 )
 REJECTION = re.compile(
     r"\s*(?:(?:hmm+|hm+|um+|uh+|actually|wait|oh|ok(?:ay)?|well|on\s+second\s+thought)[\s,.]+)*"

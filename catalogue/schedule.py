@@ -76,6 +76,23 @@ EVENT = words(r"(?:every|each)\s+time|whenever|as\s+soon\s+as")
 
 
 POSSESSIVE = re.compile(r"['’]s?(?!\w)")
+# A time word that names a field of the data: "the publication year", "day, place, hotel".
+FIELD_BEFORE = re.compile(
+    r"(?:(?<!\w)(?:publication|birth|release|fiscal|financial|tax|academic|school|model|production"
+    r"|graduation|leap|travel|delivery|expiry|closing|opening|start|end|due|week-?day|working|business)"
+    r"|[:,;])\s*\Z",
+    re.IGNORECASE,
+)
+FIELD_AFTER = re.compile(r"\s*[,;/]")
+
+
+def _names_a_field(text: str, word: re.Match[str]) -> bool:
+    before = text[max(0, word.start() - 16) : word.start()]
+    named = FIELD_BEFORE.search(before)
+    if named is None:
+        return False
+    # After a colon or comma it is a field only as an item of a list: "day, place, hotel".
+    return named[0].strip()[-1:] not in ":,;" or FIELD_AFTER.match(text, word.end()) is not None
 
 
 @lru_cache(maxsize=4096)
@@ -101,7 +118,7 @@ def parsed_hits(text: str, taken: list[Hit]) -> list[Hit]:
             (
                 w
                 for w in TIME_WORD.finditer(text, sentence.start(), sentence.end())
-                if not POSSESSIVE.match(text, w.end())
+                if not POSSESSIVE.match(text, w.end()) and not _names_a_field(text, w)
             ),
             None,
         )

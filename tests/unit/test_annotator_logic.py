@@ -426,3 +426,10 @@ def test_a_plain_no_or_a_correction_that_names_what_goes_takes_back_only_that():
         ]
     )
     assert items(notes) == {"gmail", "slack"}
+
+
+def test_a_correction_after_a_dash_takes_back_the_one_item_before():
+    notes = converse(
+        ["Zendesk tickets come in.", "Post each one to Slack.", "Wait no - post them to MS Teams."]
+    )
+    assert items(notes) == {"zendesk", "microsoft_teams"}

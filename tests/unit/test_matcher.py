@@ -948,3 +948,66 @@ def test_fresh_round_choices_dismissals_and_senses(
 def test_fresh_round_tools_by_what_they_do(text: str, expected: set[str]):
     result = detect(text, CATALOGUE)
     assert set(result.mentioned) == expected
+
+
+# The eighth round (d19/d20): more of the same kinds, in other words, with near misses.
+@pytest.mark.parametrize(
+    ("text", "mentioned", "removed"),
+    [
+        # the people a step is for are not on a product
+        (
+            "Actually the drivers aren't on Discord, they all use WhatsApp.",
+            {"whatsapp"},
+            {"discord"},
+        ),
+        ("If the order isn't on Shopify yet, add it.", {"shopify"}, set()),
+        # not the old / the normal one
+        ("Save it to Postgres, not the old MySQL box.", {"postgres"}, {"mysql"}),
+        ("Ping me on Telegram, not a regular SMS.", {"telegram"}, {"twilio_sms"}),
+        # taking back what was said about an item, with its history after
+        (
+            "Scratch what I said about Trello. We tried Trello in 2022 and hated it.",
+            set(),
+            {"trello"},
+        ),
+        ("Please don't bring Airtable into it.", set(), {"airtable"}),
+        (
+            "I plan in Notion and Asana, but I don't need to touch those.",
+            set(),
+            {"notion", "asana"},
+        ),
+        # a subject left out: "tried X" is history
+        ("Not Slack. Tried Slack, nobody read it.", set(), {"slack"}),
+        # what a product is for elsewhere, and "not related" to this
+        (
+            "MS Teams only for the managers, Slack for everyone else.",
+            {"microsoft_teams", "slack"},
+            set(),
+        ),
+        ("Shopify is where we sell, but that's not related to this.", set(), set()),
+        ("Billing runs on Stripe and that's all separate.", set(), set()),
+        ("Send a separate Slack message.", {"slack"}, set()),
+    ],
+)
+def test_eighth_round_removals_and_asides(text: str, mentioned: set[str], removed: set[str]):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Tag each review positive/negative in a new column.", {"sentiment"}),
+        ("Work out whether the member is happy or mad at us.", {"sentiment"}),
+        ("Read the delivery picture and pull the docket number.", {"ocr"}),
+        ("Write a punchy blurb for each listing.", {"text_summarizer"}),
+        ("We need the grand total and a subtotal per site.", {"calculator"}),
+        # time words that name data, volumes said in words: no schedule
+        ("Pull title, author and publication year from the record.", set()),
+        ("For each booking list: day, room, guest name.", set()),
+        ("We publish three videos a week and it's a lot.", set()),
+        ("Post the weekly roundup every Friday.", {"text_summarizer", "scheduler"}),
+    ],
+)
+def test_eighth_round_tools_by_what_they_do(text: str, expected: set[str]):
+    assert set(detect(text, CATALOGUE).mentioned) == expected
