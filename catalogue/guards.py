@@ -127,6 +127,11 @@ def _ordinary_grammar(text: str, hit: Hit) -> bool:
     )
 
 
+def _always_capitalised(text: str, hit: Hit) -> bool:
+    """A name with a digit ("S3") is written in capitals in every sense: they prove nothing."""
+    return any(c.isdigit() for c in text[hit.start : hit.end])
+
+
 def _capitalised_mid_sentence(text: str, hit: Hit) -> bool:
     return text[hit.start].isupper() and not SENTENCE_START.search(
         text, max(0, hit.start - WINDOW), hit.start
@@ -150,7 +155,7 @@ def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
     if (
         entry.ordinary
         and covered(text, hit, entry.ordinary)
-        and not _capitalised_mid_sentence(text, hit)
+        and not (_capitalised_mid_sentence(text, hit) and not _always_capitalised(text, hit))
     ):
         return _names_a_part(text, hit, entry)
     if entry.ordinary and _ordinary_grammar(text, hit):
@@ -446,7 +451,31 @@ def text_is_a_verb(text: str, hit: Hit) -> bool:
     return not TEXT_AS_NOUN.search(text, max(0, hit.start - WINDOW), hit.start)
 
 
+# "we get requests for all sorts": the verb, not a GET request; "the form POSTs a JSON
+# payload to a webhook": the webhook's payload, not a call the workflow makes.
+GET_AS_VERB = re.compile(
+    r"(?<!\w)(?:we|i|they|you|people|customers|clients|he|she|it|also|often|usually|sometimes)\s+\Z",
+    re.IGNORECASE,
+)
+PAYLOAD = re.compile(r"json|payload|body|post", re.IGNORECASE)
+WEBHOOK = words(r"web-?hooks?")
+
+
+def request_is_a_call(text: str, hit: Hit) -> bool:
+    """An HTTP-request paraphrase that is the workflow's own call (see GET_AS_VERB, PAYLOAD)."""
+    said = text[hit.start : hit.end]
+    if said[:3].lower() == "get" and GET_AS_VERB.search(
+        text, max(0, hit.start - WINDOW), hit.start
+    ):
+        return False
+    opening = sentence_start(text, hit.start)
+    found = SENTENCE.match(text, opening)
+    sentence = found[0] if found else ""
+    return not (PAYLOAD.match(said) and WEBHOOK.search(sentence))
+
+
 GUARDS: dict[str, Callable[[str, Hit], bool]] = {
+    "http_request": request_is_a_call,
     "twilio_sms": text_is_a_verb,
     "translator": translation_is_a_step,
     "text_summarizer": summary_is_a_step,

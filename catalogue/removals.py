@@ -17,6 +17,9 @@ from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, within, wo
 _LEADING = (
     r"drop(?:ping)?",
     r"neither",
+    r"let['’]?s\s+not",
+    # "we're done with Trello", "I'm done with Outlook".
+    r"(?:(?:we|i)(?:['’]re|['’]m|\s+are|\s+am)\s+)?(?:so\s+|totally\s+|completely\s+)?done\s+with",
     r"remov(?:e|ing)",
     r"ditching",
     r"barely",
@@ -103,6 +106,8 @@ TRAILING = words(
     r"|(?:got|was|were|is|has\s+been|have\s+been)\s+(?:cancell?ed|dropped|scrapped|discontinued|shut\s+down|retired)"
     r"|(?:can|could)\s+go(?!\s+(?:to|in|into|on))"
     r"|(?:is|are)\s+(?:a\s+)?(?:no-?go|non-?starter|out\s+of\s+the\s+question|dead\s+to\s+(?:us|me))"
+    # "Slack can take a hike", "Zapier can get lost".
+    r"|can\s+(?:take\s+a\s+hike|get\s+lost|go\s+jump\s+in\s+a\s+lake|do\s+one)"
     # "HubSpot is basically dead for us", "Trello's dead".
     r"|(?:is|are|['’]s)\s+(?:basically\s+|pretty\s+much\s+|totally\s+|kind\s+of\s+|kinda\s+|all\s+but\s+)?dead"
     r"(?!\s+(?:simple|easy|quiet|on|set|serious|centre|center|cheap|reliable))"
@@ -155,7 +160,7 @@ NO_NEED_END = re.compile(
 )
 # "keep Slack out of this", "leave the Trello part out": a verb, the items, then "out".
 CIRCUMFIX = words(r"keep|leave|take|cut|pull|rip|count")
-OUT = words(r"out|alone|for\s+later|till\s+later|until\s+later|aside")
+OUT = words(r"out|(?:well\s+)?alone|for\s+later|till\s+later|until\s+later|aside")
 # "I doubt we need Dropbox here, skip it": the removal points back at the last item named.
 ANAPHORA = words(
     r"(?:skip|drop|scrap|scratch|ditch|remove|forget(?:\s+about)?|lose|kill|nix|bin|dropped|scrapped|ditched|removed"
@@ -656,8 +661,11 @@ def _drops_a_part(text: str, phrase: re.Match[str], hit: Hit, noun: re.Match[str
 # said with a verb that makes one; "don't send Slack messages to clients" only narrows it.
 NEGATED = words(
     r"don['’]?t|do\s+not|never|won['’]?t|will\s+not|shouldn['’]?t|should\s+not|no\s+need\s+to"
+    r"|let['’]?s\s+not"
 )
-MAKES = words(r"create|open|make|send|post|add|raise|file|log|write|start|set\s+up")
+MAKES = words(
+    r"create|open|make|send|post|add|raise|file|log|write|start|set\s+up|do|bother\s+with"
+)
 OUTPUT_ENDS = re.compile(
     r"\s*(?:[.!?;,\n]|\Z|(?:for\s+(?:this|these|that|those|them|it|now)|here|at\s+all|please|too|either)(?!\w))",
     re.IGNORECASE,

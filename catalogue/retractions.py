@@ -27,12 +27,12 @@ REJECTION = re.compile(
     r"\s*(?:(?:hmm+|hm+|um+|uh+|actually|wait|oh|ok(?:ay)?|well|on\s+second\s+thought)[\s,.]+)*"
     r"(?:(?:no|nah|nope)(?!\w)\s*(?:[.!]|\Z|,?\s*(?:forget|scratch|skip|drop|ditch|not\s+that)(?!\w)"
     # "Hmm, no, sorry, stick with Airtable": the sentence before floated an alternative.
-    r"|,?\s*sorry(?!\w)|\s+(?:actually\s+)?(?:don['’]?t|do\s+not)(?!\w)|,?\s*(?:sorry,?\s*)?(?:(?:stick|stay|go)\s+with|keep)(?!\w)|.{0,80}?(?:forget|scrap|scratch|skip|drop)\s+(?:it|that)(?!\w)"
+    r"|,?\s*(?:actually,?\s*)?let['’]?s\s+not(?!\w)|,?\s*sorry(?!\w)|\s+(?:actually\s+)?(?:don['’]?t|do\s+not)(?!\w)|,?\s*(?:sorry,?\s*)?(?:(?:stick|stay|go)\s+with|keep)(?!\w)|.{0,80}?(?:forget|scrap|scratch|skip|drop)\s+(?:it|that)(?!\w)"
     # "wait, no, that was the last show": the sentence before was about something else.
     r"|,?\s*(?:that\s+was|that['’]s\s+(?:from|for)|that\s+(?:is|was)\s+(?:from|for))\s+(?:the|my|our|a|an)\s+"
     r"(?:last|old|previous|other|different|former)(?!\w))"
     # "Never mind.", "Not needed.", "Maybe someday, but not for this.": a whole sentence saying no.
-    r"|(?:never\s*mind|not\s+needed|not\s+necessary|no\s+thanks|not\s+(?:now|yet)|scratch\s+that|forget\s+(?:it|that)"
+    r"|(?:let['’]?s\s+not|never\s*mind|not\s+needed|not\s+necessary|no\s+thanks|not\s+(?:now|yet)|scratch\s+that|forget\s+(?:it|that)"
     r"|maybe\s+(?:someday|some\s+day|later|one\s+day|next\s+(?:year|quarter|month|spring|summer|autumn|fall|winter)))"
     r"(?:\s*,?\s*(?:but\s+)?not\s+(?:for\s+(?:this|now)|now|yet))?\s*(?:[.!]|\Z))",
     re.IGNORECASE,

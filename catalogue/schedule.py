@@ -40,7 +40,7 @@ SCHEDULE = words(
             r"every\s+half\s+(?:an\s+)?hour",
             rf"{WEEKDAY}s?\s+{DAYPART}s",
             r"(?:once|twice|\w+\s+times)\s+(?:a|per|every)\s+(?:day|week|month|hour)",
-            rf"(?:at|around)\s+(?:{CLOCK_12}|{CLOCK_24}|noon|midnight)",
+            rf"(?:at|around|like|about|approx\.?)\s+(?:{CLOCK_12}|{CLOCK_24}|noon|midnight)",
             # "at 6 in the evening", "around 7 at night".
             rf"(?:at|around)\s+\d{{1,2}}(?::[0-5]\d)?\s+(?:in\s+the\s+{DAYPART}|at\s+night)",
             # Relative to each event: "the day before the appointment", "2 hours ahead of each shift".
@@ -84,6 +84,10 @@ FIELD_BEFORE = re.compile(
     re.IGNORECASE,
 )
 FIELD_AFTER = re.compile(r"\s*[,;/]")
+# "due a week before the start date": an offset from a date in the data, not a recurrence.
+OFFSET_AFTER = re.compile(
+    r"s?\s+(?:before|after|ahead\s+of|prior\s+to|earlier|later|from)(?!\w)", re.IGNORECASE
+)
 
 
 def _names_a_field(text: str, word: re.Match[str]) -> bool:
@@ -118,7 +122,9 @@ def parsed_hits(text: str, taken: list[Hit]) -> list[Hit]:
             (
                 w
                 for w in TIME_WORD.finditer(text, sentence.start(), sentence.end())
-                if not POSSESSIVE.match(text, w.end()) and not _names_a_field(text, w)
+                if not POSSESSIVE.match(text, w.end())
+                and not _names_a_field(text, w)
+                and not OFFSET_AFTER.match(text, w.end())
             ),
             None,
         )

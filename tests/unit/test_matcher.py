@@ -1011,3 +1011,48 @@ def test_eighth_round_removals_and_asides(text: str, mentioned: set[str], remove
 )
 def test_eighth_round_tools_by_what_they_do(text: str, expected: set[str]):
     assert set(detect(text, CATALOGUE).mentioned) == expected
+
+
+# The ninth round (d21/d22), in other words, with near misses.
+@pytest.mark.parametrize(
+    ("text", "mentioned", "removed"),
+    [
+        ("Let's not do the Trello cards, nobody opens them.", set(), {"trello"}),
+        ("Let's not bother with Airtable.", set(), {"airtable"}),
+        ("We're done with Zendesk as of March. Intercom now.", {"intercom"}, {"zendesk"}),
+        ("Jira can take a hike, we use Linear.", {"linear"}, {"jira"}),
+        ("Leave QuickBooks well alone, the accountant owns it.", set(), {"quickbooks"}),
+        ("Let's see what's done with the Airtable rows.", {"airtable"}, set()),
+        # a car, not a bucket; a bucket said with a capital all the same
+        ("Lots of people ask about the used Audi S3 on the forecourt.", set(), set()),
+        ("Upload the exports to the S3 bucket.", {"s3"}, set()),
+        # the verb "get", a webhook's own payload: no HTTP call
+        ("We get requests from all over the county.", set(), set()),
+        ("The form sends a JSON payload to our webhook.", {"webhook"}, set()),
+        ("Send a GET request to the inventory service.", {"http_request"}, set()),
+    ],
+)
+def test_ninth_round_removals_and_senses(text: str, mentioned: set[str], removed: set[str]):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("No, actually, let's not.", set()),
+        ("Calc the margin per order.", {"calculator"}),
+        ("Add all the RSVPs up per table.", {"calculator"}),
+        ("Figure out what we cleared after fees.", {"calculator"}),
+        ("Send me the number of no-shows each week.", {"calculator", "scheduler"}),
+        ("The final price is the cost plus 30% markup.", {"calculator"}),
+        ("Attach the invoice plus our booking fee.", set()),
+        ("The newsletter has to be bilingual.", {"translator"}),
+        ("Then it should go into Welsh as well.", {"translator"}),
+        # offsets from a date in the data are no schedule; "like 7pm" is a time
+        ("Each card is due a week before the launch.", set()),
+        ("Every Friday like 7pm send the list.", {"scheduler"}),
+    ],
+)
+def test_ninth_round_tools_by_what_they_do(text: str, expected: set[str]):
+    assert set(detect(text, CATALOGUE).mentioned) == expected
