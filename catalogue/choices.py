@@ -3,8 +3,9 @@
 "Our bassist would rather Telegram, but the fans are on Discord, so just Discord" and "my
 neighbour uses WhatsApp for this, but for us Telegram is better" name two messaging apps and
 choose one: the other is an alternative considered, not part of the plan. The choice must be
-exclusive ("just X", "only X", "X only", "we prefer X", "X is better", "X it is"); an item listed with
-the chosen one ("just Slack and Teams") is chosen too.
+exclusive ("just X", "only X", "X only", "we prefer X", "X is better"); an item listed with
+the chosen one ("just Slack and Teams") is chosen too. "X it is" decides between the options
+its own sentence names, and only those.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ CHOSEN_BEFORE = re.compile(
 CHOSEN_AFTER = words(
     # "WhatsApp only for the family chat" is what it is for, not a choice.
     r"only(?!\s+(?:for|to|when|if|with|in|on|at|by|between|among)(?!\w))"
-    # "so Discord it is", "Salesforce lead it is": the decision said.
-    r"|(?:[\w-]+\s+)?it\s+is(?=\s*(?:[.!,;]|\Z))"
     r"|(?:is|are|works?|would\s+be|seems?)\s+(?:much\s+|far\s+|way\s+|a\s+lot\s+)?(?:better|best|preferable|easier)"
 )
+# "so Discord it is", "Salesforce lead it is": the decision between the options the sentence
+# names; it says nothing of items noted before ("files in Dropbox ... S3 it is" keeps Dropbox).
+DECIDED_AFTER = words(r"(?:[\w-]+\s+)?it\s+is(?=\s*(?:[.!,;]|\Z))")
 LISTED_WITH = re.compile(r"\s*(?:,|&|/|and|or|plus|as\s+well\s+as)?\s*\Z", re.IGNORECASE)
 WINDOW = 40
 
@@ -39,9 +41,13 @@ def chosen_over(text: str, hits: list[Hit], catalogue: Catalogue) -> set[int]:
     gone: set[int] = set()
     for hit in hits:
         family = families.get(hit.id)
-        if family is None or not _chosen(text, hit):
+        decided = DECIDED_AFTER.match(text, _skip_space(text, hit.end)) is not None
+        if family is None or not (_chosen(text, hit) or decided):
             continue
         opening = sentence_start(text, hit.start)
+        if decided and text[:opening].rstrip().endswith("?"):
+            # "Dropbox or Drive for the copies? Eh, Drive it is.": the question's options.
+            opening = sentence_start(text, len(text[:opening].rstrip()) - 1)
         closing = SENTENCE_END.search(text, hit.end)
         stop = closing.start() if closing else len(text)
         for j, other in enumerate(hits):

@@ -389,9 +389,21 @@ LANGUAGE_OR_OBJECT = (
 TRANSLATES_INTO = re.compile(rf"\s+(?:in)?to\s+(?!{LANGUAGE_OR_OBJECT})", re.IGNORECASE)
 
 
+# "so I write in English", "our staff speak French": who writes or speaks what, not a step.
+SPEAKER_BEFORE = re.compile(
+    r"(?<!\w)(?:i|we|they|he|she|staff|people|everyone|customers|clients|patients|parents|students)"
+    r"\s+(?:\w+\s+)?\Z",
+    re.IGNORECASE,
+)
+
+
 def translation_is_a_step(text: str, hit: Hit) -> bool:
     """ "translates into cash flow problems" means "becomes": not a translation step."""
     said = text[hit.start : hit.end].lower()
+    if said.startswith(("write", "wrote", "speak", "spoke")) and SPEAKER_BEFORE.search(
+        text, max(0, hit.start - WINDOW), hit.start
+    ):
+        return False
     return not (said.startswith("translat") and TRANSLATES_INTO.match(text, hit.end))
 
 

@@ -121,8 +121,10 @@ def hits(text: str, catalogue: Catalogue) -> list[Hit]:
 
 # "the card should say 'keys in dropbox'": words the workflow writes, not a step of it.
 WORDING = re.compile(
-    r"(?<!\w)(?:say|says|saying|said|read|reads|reading|text|wording|subject|title|titled|caption)"
-    r"\s*:?\s*[\"'‘“]([^\"'’”\n]{1,200})[\"'’”]",
+    r"(?:(?<!\w)(?:say|says|saying|said|read|reads|reading|text|wording|subject|title|titled|caption"
+    # "who has 'no SMS' written in the notes", "marked 'Outlook'", "Example: 'the intercom ...'".
+    r"|has|have|with|marked|labell?ed|tagged|flagged|containing|contains|example|e\.g\.)"
+    r"\s*:?|:)\s*[\"'‘“]([^\"'’”\n]{1,200})[\"'’”]",
     re.IGNORECASE,
 )
 

@@ -28,6 +28,7 @@ _LEADING = (
     r"seldom",
     r"ignore",
     r"(?:we|i)(?:['’]ll|\s+will|['’]re|\s+are)?\s+cancel(?:l?ing)?",
+    r"(?:we|i)(?:['’]ve|\s+have)?\s+cancell?ed",
     r"scrapping",
     r"skipping",
     r"nobody",
@@ -224,6 +225,8 @@ HISTORY = words(
     r"|(?:the|our|my)\s+(?:last|previous|old|former)\s+(?:[\w-]+\s+){1,2}?(?:had|used|kept|ran|did|was\s+using|set\s+up)"
     # "we looked at Intercom for this", "I evaluated Airtable": a candidate weighed.
     r"|(?:we|i)\s+(?:looked\s+at|considered|evaluated|trialled|trialed|checked\s+out|played\s+(?:around\s+)?with|demoed)"
+    # "I know SMS is the usual thing, but ...": a concession, set aside by what follows.
+    r"|(?:i|we)\s+know(?=[^.!?\n]{0,120}?(?<!\w)but(?!\w))"
     # "we thought about posting it in Slack or Teams, but ...": an option weighed.
     r"|(?:we|i)\s+(?:(?:thought|were\s+thinking|was\s+thinking|toyed\s+with\s+the\s+idea)\s+(?:about|of)|debated)(?!\s+(?:it|this|that)(?!\w))"
     r"|used\s+to|previously|formerly|in\s+the\s+past|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
@@ -378,6 +381,8 @@ def _no_need(text: str, hits: list[Hit]) -> set[int]:
                 continue
             if SUBSET.match(text, hit.end):
                 break  # "no need to text him those": which things, not whether the step exists
+            if hit.id == "scheduler":
+                continue  # "no need to copy everything every night": how often, of what is not wanted
             gone.add(i)
     return gone
 

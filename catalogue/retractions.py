@@ -27,7 +27,7 @@ REJECTION = re.compile(
     r"\s*(?:(?:hmm+|hm+|um+|uh+|actually|wait|oh|ok(?:ay)?|well|on\s+second\s+thought)[\s,.]+)*"
     r"(?:(?:no|nah|nope)(?!\w)\s*(?:[.!]|\Z|,?\s*(?:forget|scratch|skip|drop|ditch|not\s+that)(?!\w)"
     # "Hmm, no, sorry, stick with Airtable": the sentence before floated an alternative.
-    r"|,?\s*(?:actually,?\s*)?let['’]?s\s+not(?!\w)|,?\s*sorry(?!\w)|\s+(?:actually\s+)?(?:don['’]?t|do\s+not)(?!\w)|,?\s*(?:sorry,?\s*)?(?:(?:stick|stay|go)\s+with|keep)(?!\w)|.{0,80}?(?:forget|scrap|scratch|skip|drop)\s+(?:it|that)(?!\w)"
+    r"|,?\s*(?:actually,?\s*)?let['’]?s\s+not(?!\w)|,?\s*sorry(?!\w)|\s+(?:actually\s+)?(?:don['’]?t|do\s+not)(?!\w)|,?\s*(?:sorry,?\s*)?(?:let['’]?s\s+)?(?:(?:stick|stay|go)\s+(?:with|to)|keep)(?!\w)|.{0,80}?(?:forget|scrap|scratch|skip|drop)\s+(?:it|that)(?!\w)"
     # "wait, no, that was the last show": the sentence before was about something else.
     r"|,?\s*(?:that\s+was|that['’]s\s+(?:from|for)|that\s+(?:is|was)\s+(?:from|for))\s+(?:the|my|our|a|an)\s+"
     r"(?:last|old|previous|other|different|former)(?!\w))"
@@ -97,6 +97,12 @@ REASON = re.compile(
 )
 
 
+# "WhatsApp would mean ...": what the item would cost, said of an item just taken back.
+CONSEQUENCE = re.compile(
+    r"\s+(?:would|['’]d)\s+(?:mean|need|require|cost|take|involve|entail)(?!\w)", re.IGNORECASE
+)
+
+
 def persisting(text: str, hits: list[Hit], gone: set[int]) -> set[int]:
     """Later namings of a removed item in the same sentence, or in a later one that gives the
     reason for the removal (REASON), with nothing reviving it in between."""
@@ -104,6 +110,12 @@ def persisting(text: str, hits: list[Hit], gone: set[int]) -> set[int]:
     for i in sorted(gone):
         removed = hits[i]
         opening = sentence_start(text, removed.start)
+        # "no, stick to email, WhatsApp would mean asking everyone again": what it would cost.
+        kept |= {
+            j
+            for j in range(i + 1, len(hits))
+            if hits[j].id == removed.id != REF and CONSEQUENCE.match(text, hits[j].end)
+        }
         for j in range(i + 1, len(hits)):
             later = hits[j]
             if REVIVE.search(text, removed.end, later.start):

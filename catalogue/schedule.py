@@ -84,6 +84,11 @@ FIELD_BEFORE = re.compile(
     re.IGNORECASE,
 )
 FIELD_AFTER = re.compile(r"\s*[,;/]")
+# "in the last 90 days": a number that counts a span, not a clock time.
+DURATION_AFTER = re.compile(
+    r"\s+(?:days|weeks|months|hours|minutes|years|business\s+days|working\s+days)(?!\w)",
+    re.IGNORECASE,
+)
 # "due a week before the start date": an offset from a date in the data, not a recurrence.
 OFFSET_AFTER = re.compile(
     r"s?\s+(?:before|after|ahead\s+of|prior\s+to|earlier|later|from)(?!\w)", re.IGNORECASE
@@ -125,6 +130,7 @@ def parsed_hits(text: str, taken: list[Hit]) -> list[Hit]:
                 if not POSSESSIVE.match(text, w.end())
                 and not _names_a_field(text, w)
                 and not OFFSET_AFTER.match(text, w.end())
+                and not DURATION_AFTER.match(text, w.end())
             ),
             None,
         )

@@ -30,7 +30,8 @@ AFFIRM = re.compile(
     re.IGNORECASE,
 )
 OPENING_YES = re.compile(
-    r"^\W*(?:(?:oh|well|hmm|um)\W+)?(?:yes|yep|yup|yeah|ya|sure|correct|perfect|exactly|absolutely"
+    r"^\W*(?:(?:oh|well|hmm|um|lovely|brilliant|great|perfect|awesome|super|wonderful|amazing|fab|ace|nice"
+    r"|cool|ok(?:ay)?|right|thanks|thank\s+you|cheers)\W+)?(?:yes|yep|yup|yeah|ya|sure|correct|perfect|exactly|absolutely"
     r"|definitely|agreed?|approved?|confirmed?)\b"
     # "ok", "right", "great", "fine" open many replies ("Ok I'm done", "ok cool, quick
     # question"): alone they are a yes, as an opener they are not.

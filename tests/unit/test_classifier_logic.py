@@ -92,3 +92,15 @@ def test_a_model_cannot_confirm_on_chit_chat_or_a_question(text):
 def test_confirmations_in_many_phrasings(text):
     assert heuristic_verdict(text) == "confirmed"
     assert override(text, NOTES, CATALOGUE, "confirmed") == ("confirmed", None)
+
+
+@pytest.mark.parametrize(
+    "text", ["lovely, yes please do that", "Brilliant - yes, that's it.", "Thanks, yes go on then"]
+)
+def test_a_yes_after_a_word_of_thanks_or_praise_confirms(text: str):
+    assert heuristic_verdict(text) == "confirmed"
+
+
+@pytest.mark.parametrize("text", ["lovely, quick question first", "great, but add Slack"])
+def test_praise_without_a_yes_is_no_confirmation(text: str):
+    assert heuristic_verdict(text) != "confirmed"

@@ -1056,3 +1056,59 @@ def test_ninth_round_removals_and_senses(text: str, mentioned: set[str], removed
 )
 def test_ninth_round_tools_by_what_they_do(text: str, expected: set[str]):
     assert set(detect(text, CATALOGUE).mentioned) == expected
+
+
+# The tenth round (d23/d24), in other words, with near misses.
+@pytest.mark.parametrize(
+    ("text", "mentioned", "removed"),
+    [
+        # "X it is" decides between the options of its sentence only
+        (
+            "Dropbox or Google Drive for the copies? Eh, Google Drive it is.",
+            {"google_drive"},
+            {"dropbox"},
+        ),
+        ("We've cancelled Zendesk, so Intercom is the only inbox.", {"intercom"}, {"zendesk"}),
+        ("I cancelled the Airtable trial, it was too fiddly.", set(), {"airtable"}),
+        # a concession set aside by what follows
+        ("I know Slack is popular, but we live in Discord.", {"discord"}, set()),
+        ("I know we said Discord; use it for the alerts.", {"discord"}, set()),
+        # quoted data is no step
+        ("Skip anyone marked 'no WhatsApp' in the sheet.", set(), set()),
+        ("Example: 'the intercom on floor 2 is dead again'.", set(), set()),
+        ("A lot of tickets come through the intercom in reception.", set(), set()),
+        # "no need to" what, not how often
+        ("Only new rows, no need to reprocess everything every night.", {"scheduler"}, set()),
+        ("No need to post to Slack every hour.", {"scheduler"}, {"slack"}),
+        # who writes in which language is no translation
+        ("Our staff speak French, so I write in English here.", set(), set()),
+        ("Write in French to the customers.", {"translator"}, set()),
+    ],
+)
+def test_tenth_round_choices_and_asides(text: str, mentioned: set[str], removed: set[str]):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Send the month's total and the average gift.", {"calculator"}),
+        ("Total it for each driver, please.", {"calculator"}),
+        ("And the sum for the overdue ones at the bottom.", {"calculator"}),
+        ("Work out the standings from the results tab.", {"calculator"}),
+        ("I want each new scan read and filed.", {"ocr"}),
+        ("Get the receipt pics read by the system.", {"ocr"}),
+        ("Count the tickets from the last 30 days.", set()),
+    ],
+)
+def test_tenth_round_tools_by_what_they_do(text: str, expected: set[str]):
+    assert set(detect(text, CATALOGUE).mentioned) == expected
+
+
+def test_a_consequence_said_of_an_item_just_taken_back_keeps_it_out():
+    text = (
+        "Email, or maybe Telegram since the parents read it? hmm. no, let's stick to email, "
+        "Telegram would mean asking everyone to join again."
+    )
+    assert "telegram" not in detect(text, CATALOGUE).mentioned
