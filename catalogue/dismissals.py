@@ -43,6 +43,8 @@ CONTEXT = words(
     r"|(?<![/.])v2(?![/.])|version\s+2|next\s+version|(?:just|only)\s+context|does\s*n['’]?t\s+matter|doesn['’]?t\s+matter"
     r"|not\s+for\s+this\s+version|not\s+(?:the|for\s+the)\s+(?:computer|bot|system|workflow|automation|machine)(?:['’]s)?"
     r"|that['’]?s\s+(?:just\s+)?how\s+[\w-]+\s+works|no\s+need\s+to\s+automate|nothing\s+to\s+automate"
+    # "the outlook thing earlier was just me talking".
+    r"|(?:was|is)\s+just\s+me\s+(?:talking|rambling|thinking(?:\s+out\s+loud)?|venting|musing)"
     # "that's not related to this", "but that's all separate".
     r"|(?:not|isn['’]?t|aren['’]?t)\s+related\s+to\s+(?:this|it|the\s+\w+)|unrelated\s+to\s+(?:this|it)"
     r"|(?:that['’]?s|thats|that\s+is|those\s+are|it['’]?s|is|are)\s+(?:all\s+|completely\s+|totally\s+)?separate(?=\s*(?:[.,;!]|\Z))"

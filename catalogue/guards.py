@@ -182,6 +182,8 @@ def summary_is_a_step(text: str, hit: Hit) -> bool:
     ):
         return False
     phrase = text[hit.start : hit.end].lower()
+    if phrase.startswith("make") and text[hit.end : hit.end + 1] == ":":
+        return False  # "make it short: suit no, court, time": the message's format
     return not (
         phrase == "digest"
         and DIGEST_AS_THINKING.search(text, max(0, hit.start - WINDOW), hit.start)
@@ -336,7 +338,7 @@ FACT = re.compile(
 )
 # "for the monthly report", "in the weekly meeting": a thing named by how often it happens.
 FREQUENCY_NAMING = re.compile(
-    r"(?<!\w)(?:for|in|at|from|of|during|before|after|into)\s+(?:the|our|a|my|their|that)\s+\Z"
+    r"(?<!\w)(?:for|in|at|from|of|during|before|after|into|until|till|by)\s+(?:the|our|a|my|their|that)\s+\Z"
     # "the tracker company sends us the monthly report": someone else makes it.
     r"|(?<!\w)(?:sends|gives|emails|shares|produces|prepares|does|runs)\s+(?:(?:us|me|them)\s+)?(?:the|a|our|their)\s+\Z",
     re.IGNORECASE,
@@ -397,9 +399,35 @@ SPEAKER_BEFORE = re.compile(
 )
 
 
+# "a small translation agency (German and French into English)": the business, not a step.
+TRANSLATION_TRADE = words(
+    r"translation\s+(?:agency|agencies|company|companies|business|firm|bureau|services?\s+provider|management\s+system)"
+    r"|translators['’]?\s+(?:agency|company|cooperative|collective)|(?:i['’]?m|i\s+am|we['’]re|we\s+are)\s+(?:a\s+)?translators?"
+)
+
+
+# "jobs bounce between translator, reviewer and back", "our freelance translators": people.
+TRANSLATOR_PERSON_BEFORE = re.compile(
+    r"(?<!\w)(?:freelance|human|professional|in-house|assigned|between|sworn|certified)\s+\Z",
+    re.IGNORECASE,
+)
+TRANSLATOR_PERSON_AFTER = re.compile(
+    r"s?\s*(?:,|and|or|/)\s*(?:reviewers?|editors?|proofreaders?|revisers?)(?!\w)", re.IGNORECASE
+)
+
+
 def translation_is_a_step(text: str, hit: Hit) -> bool:
     """ "translates into cash flow problems" means "becomes": not a translation step."""
     said = text[hit.start : hit.end].lower()
+    if said.startswith("translator") and (
+        TRANSLATOR_PERSON_BEFORE.search(text, max(0, hit.start - WINDOW), hit.start)
+        or TRANSLATOR_PERSON_AFTER.match(text, hit.start + len("translator"))
+    ):
+        return False
+    opening = sentence_start(text, hit.start)
+    found = SENTENCE.match(text, opening)
+    if found and TRANSLATION_TRADE.search(found[0]):
+        return False
     if said.startswith(("write", "wrote", "speak", "spoke")) and SPEAKER_BEFORE.search(
         text, max(0, hit.start - WINDOW), hit.start
     ):

@@ -225,6 +225,8 @@ HISTORY = words(
     r"|(?:the|our|my)\s+(?:last|previous|old|former)\s+(?:[\w-]+\s+){1,2}?(?:had|used|kept|ran|did|was\s+using|set\s+up)"
     # "we looked at Intercom for this", "I evaluated Airtable": a candidate weighed.
     r"|(?:we|i)\s+(?:looked\s+at|considered|evaluated|trialled|trialed|checked\s+out|played\s+(?:around\s+)?with|demoed)"
+    # "yes i know every guild on earth uses Discord": a concession to what others do.
+    r"|(?:(?:yes|yeah|yep|ok|sure)\s*,?\s*)?(?:i|we)\s+know,?\s+(?:that\s+)?(?:every|everyone|everybody|all|most|people|the\s+whole)(?!\w)"
     # "I know SMS is the usual thing, but ...": a concession, set aside by what follows.
     r"|(?:i|we)\s+know(?=[^.!?\n]{0,120}?(?<!\w)but(?!\w))"
     # "we thought about posting it in Slack or Teams, but ...": an option weighed.
@@ -298,7 +300,24 @@ SUBSET = re.compile(
     re.IGNORECASE,
 )
 RESTRICTED = re.compile(
-    r"\s+(?:under|over|below|above|older|younger|aged|who|whose|outside|between|unless|except)(?!\w)",
+    r"\s+(?:under|over|below|above|older|younger|aged|who|whose|outside|between|unless|except"
+    # "no texts on Saturday or Sunday", "no Slack pings at night": when, not whether.
+    r"|on\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|(?:bank\s+|public\s+)?holidays?)"
+    r"|at\s+(?:the\s+)?(?:weekends?|night)|overnight|after\s+\d|before\s+\d)(?!\w)",
+    re.IGNORECASE,
+)
+# "managers ignore Slack DMs": a habit of other people, not an instruction.
+OTHERS_BEFORE = re.compile(
+    r"(?<!\w)(?:they|he|she|people|everyone|everybody|managers|users|customers|clients|staff|parents"
+    r"|patients|guests|members|students)\s+(?:often\s+|usually\s+|always\s+|just\s+|all\s+|tend\s+to\s+)?\Z",
+    re.IGNORECASE,
+)
+# "remove the user from our GitHub organization": an action done in the product.
+FROM_THE_PRODUCT = re.compile(r"(?<!\w)from\s+(?:the|our|their|my|your)?\s*\Z", re.IGNORECASE)
+# "no need to touch the originals in S3": the things acted on, located in the product.
+LOCATED = re.compile(
+    r"(?<!\w)(?:touch|change|modify|delete|move|edit|alter|rename|overwrite|update)\s+(?:the|those|these|any|our)\s+"
+    r"[\w-]+(?:\s+[\w-]+)?\s+(?:in|on|inside|within)\s+(?:the\s+|our\s+)?\Z",
     re.IGNORECASE,
 )
 # "English ones can go in as they are, without translation": some items pass untouched, the
@@ -341,6 +360,10 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
             _in_condition(text, match.start()) or _excepted(text, match.end())
         ):
             continue
+        if match[0].lower() in ("ignore", "ignores") and OTHERS_BEFORE.search(
+            text, max(0, match.start() - WINDOW), match.start()
+        ):
+            continue  # "they ignore Slack DMs": what others do, the reason for a restriction
         if match[0].lower() == "without" and AS_IS.search(
             text, sentence_start(text, match.start()), match.start()
         ):
@@ -381,8 +404,8 @@ def _no_need(text: str, hits: list[Hit]) -> set[int]:
                 continue
             if SUBSET.match(text, hit.end):
                 break  # "no need to text him those": which things, not whether the step exists
-            if hit.id == "scheduler":
-                continue  # "no need to copy everything every night": how often, of what is not wanted
+            if hit.id == "scheduler" or LOCATED.search(text, match.start(), hit.start):
+                continue  # how often, or where the untouched things are: not what is unwanted
             gone.add(i)
     return gone
 
@@ -632,6 +655,8 @@ def _after(text: str, phrase: re.Match[str], hits: list[Hit], starts: dict[int, 
         taken += [] if index is None else [index]
     if taken and phrase.group(0).lower().startswith("drop") and PLACEMENT.match(text, pos):
         return set()
+    if VERB_REMOVAL.fullmatch(phrase.group(0)):
+        taken = [i for i in taken if not FROM_THE_PRODUCT.search(text, phrase.end(), hits[i].start)]
     return set(_closed_list(text, taken, hits))
 
 

@@ -124,7 +124,12 @@ def persisting(text: str, hits: list[Hit], gone: set[int]) -> set[int]:
                 if later.id == removed.id and later.id != REF:
                     kept.add(j)
                 continue
-            reason = REASON.search(text, sentence_start(text, later.start), later.start)
+            later_end = SENTENCE_END.search(text, later.end)
+            reason = REASON.search(
+                text,
+                sentence_start(text, later.start),
+                later_end.start() if later_end else len(text),
+            )
             if later.id == removed.id and later.id != REF and reason:
                 kept.add(j)
     return kept

@@ -1112,3 +1112,51 @@ def test_a_consequence_said_of_an_item_just_taken_back_keeps_it_out():
         "Telegram would mean asking everyone to join again."
     )
     assert "telegram" not in detect(text, CATALOGUE).mentioned
+
+
+# The eleventh round (d25/d26), in other words, with near misses.
+@pytest.mark.parametrize(
+    ("text", "mentioned", "removed"),
+    [
+        # the translation trade and translators as people are no translation step
+        ("We're a small translation company (Dutch and German into English).", set(), set()),
+        ("Tasks go back and forth between translator and reviewer.", set(), set()),
+        ("Send the PDF to a translator step first.", {"translator", "pdf_parser"}, set()),
+        # others ignoring a product is a reason, not an instruction
+        ("Email the owners; they ignore Slack anyway.", {"slack"}, set()),
+        ("Ignore Slack for this one.", set(), {"slack"}),
+        # an action done inside the product is no removal of it
+        ("Remove the member from our Discord server.", {"discord"}, set()),
+        ("Remove Discord from the plan.", set(), {"discord"}),
+        # what is left untouched where, and when a step does not run
+        ("No need to touch the source files in Dropbox.", {"dropbox"}, set()),
+        ("No need to save copies in Dropbox.", set(), {"dropbox"}),
+        ("And no Slack pings at night, please.", {"slack"}, set()),
+        # concessions and a thing that was "just me talking"
+        ("Yes I know everyone uses WhatsApp. Telegram it is.", {"telegram"}, set()),
+        ("The Outlook bit was just me thinking out loud.", set(), set()),
+        ("We don't use Microsoft mail at all.", set(), {"outlook"}),
+    ],
+)
+def test_eleventh_round_senses_and_restrictions(text: str, mentioned: set[str], removed: set[str]):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Check the tone of each chat; flag it if it's negative.", {"sentiment"}),
+        ("If a guest is upset, tell the duty manager.", {"sentiment"}),
+        ("Give the team a rough version of it in plain Spanish.", {"translator"}),
+        ("Text the driver, make it short: pickup, address, time.", {"twilio_sms"}),
+        ("Nobody opens it until the monthly review.", set()),
+    ],
+)
+def test_eleventh_round_tools_by_what_they_do(text: str, expected: set[str]):
+    assert set(detect(text, CATALOGUE).mentioned) == expected
+
+
+def test_a_reason_anywhere_in_a_later_sentence_keeps_a_removal():
+    text = "No SMS. We did text message blasts last year and got a flood of complaints."
+    assert "twilio_sms" in detect(text, CATALOGUE).removed
