@@ -27,7 +27,8 @@ REJECTION = words(
     r"(?:need\s+to\s+|ever\s+)?touch"
     r"|(?:keep|leave)\s+(?:it|that|them|this)\s+out|ignore\s+(?:it|that|this|them)|ignore(?=\s*(?:[.!]|\Z))"
     r"|(?:we|i)\s+(?:do\s+not|don['’]?t|no\s+longer)\s+use|getting\s+rid\s+of|killed|nvm|never\s*mind"
-    r"|no\s+wait|wait,?\s+no|hold\s+on|just\s+kidding|j/?k|park\s+(?:that|it|this)"
+    # "a 4-hour hold on Google Calendar" is a booking, not "hold on".
+    r"|no\s+wait|wait,?\s+no|(?<!\ba\s)(?<!\ban\s)(?<!\bthe\s)(?<!hour\s)(?<!-day\s)hold\s+on|just\s+kidding|j/?k|park\s+(?:that|it|this)"
     r"|nothing\s+(?:goes\s+)?(?:in|to|into|on)(?=\s+(?-i:[A-Z]))"
     # "not the email thing", "that's the yoga pose thing, not the app": the other sense.
     r"|not\s+(?:the|a)\s+(?:app|software|tool|product|service|platform|(?:[\w-]+\s+){0,2}thing)(?!\w)"
@@ -48,6 +49,13 @@ CONTEXT = words(
     # "that's not related to this", "but that's all separate".
     r"|(?:not|isn['’]?t|aren['’]?t)\s+related\s+to\s+(?:this|it|the\s+\w+)|unrelated\s+to\s+(?:this|it)"
     r"|(?:that['’]?s|thats|that\s+is|those\s+are|it['’]?s|is|are)\s+(?:all\s+|completely\s+|totally\s+)?separate(?=\s*(?:[.,;!]|\Z))"
+)
+# A sentence about some of the items, not the step: "angry ones that don't mention bugs",
+# "anything without a receipt", "those with no email".
+SUBSET_OPENING = re.compile(
+    r"\s*(?:and\s+|but\s+|oh\s+and\s+)?(?:the\s+|any\s+|all\s+)?(?:[\w-]+\s+){0,2}?(?:ones|those|anything|anyone|ones)\s+"
+    r"(?:that|which|who|with|without|where)(?!\w)",
+    re.IGNORECASE,
 )
 # A clause that points back: a pronoun outside the cue, or nothing but the cue ("hold on").
 POINTER = words(r"it|that|this|those|these|them|which|one")
@@ -74,8 +82,10 @@ def dismissed_indices(
     aside: set[int] = set()
     for pattern, into in ((REJECTION, removed), (CONTEXT, aside)):
         for match in pattern.finditer(text):
-            reach = _reach(text, hits, match, family, whole=pattern is CONTEXT)
             opening = sentence_start(text, match.start())
+            if SUBSET_OPENING.match(text, opening):
+                continue  # "angry ones that don't mention bugs, just ignore them": a filter
+            reach = _reach(text, hits, match, family, whole=pattern is CONTEXT)
             into |= {i for i in reach if hits[i].start < opening or not _picked(text, hits[i])}
     return removed, aside - removed
 

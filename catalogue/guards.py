@@ -67,7 +67,7 @@ SUMMARY_IN_DATA = re.compile(
 SUMMARY_NOUN = words(
     r"(?:daily|weekly|monthly|nightly|changelog|release)\s+(summar(?:y|ies))"
     # "a one-page summary made", "gives me a little summary": a summary the workflow writes.
-    r"|(?:a|an)\s+(?:(?!(?:of|for|to|in|on|the)(?!\w))[\w-]+\s+){0,2}?(summar(?:y|ies))(?!\s+of\s+(?:what|where|the\s+(?:conversation|chat|plan)))"
+    r"|(?:a|an)\s+(?:(?!(?:of|for|to|in|on|the)(?!\w))[\w-]+\s+){0,4}?(summar(?:y|ies))(?!\s+of\s+(?:what|where|the\s+(?:conversation|chat|plan)))"
 )
 
 
@@ -202,7 +202,9 @@ WEB_LOOKUP = words(
 PICTURE = words(r"photos?|pictures?|images?|scans?|screenshots?|snapshots?|jpe?gs?|pngs?")
 TEXT_OUT_OF_IT = words(
     r"(?:read|pull|extract|grab|get|lift)(?:s|ed|ing)?\s+(?:the\s+|any\s+)?(?:text|writing|words|handwriting|details|info|data|numbers)"
-    r"\s+(?:out\s+of|off|from)\s+(?:it|them|each\s+one|those|these)"
+    r"\s+(?:out\s+of|off|from)\s+(?:it|them|each\s+one|those|these"
+    # "reads the text off the checklist" when the message names the photo it is in.
+    r"|(?:the|each|every|that|this)\s+[\w-]+)"
 )
 
 
@@ -218,6 +220,21 @@ SENTIMENT_SCALE = words(
     r"(?:neutral|negative|positive|unhappy|happy|ok|okay|meh)(?:\s*[,/]\s*(?:or\s+|and\s+)?|,?\s+(?:or|and)\s+)"
     r"(?:negative|positive|neutral|unhappy|angry|happy)"
 )
+
+
+# "each shift has a capacity and a signed-up count ... with how many spots are left": what is
+# left of a capacity is a subtraction ("how many are left" in stock is a count read, not one).
+LEFT_OF = words(r"how\s+(?:many|much)\s+(?:[\w'’-]+\s+){0,3}?(?:are|is)\s+(?:left|remaining)")
+CAPACITY = words(
+    r"capacit(?:y|ies)|limits?|budgets?|targets?|goals?|quotas?|max(?:imum)?|allowances?"
+)
+
+
+def left_of_capacity_hits(text: str) -> list[Hit]:
+    """Calculator hits where what is left of a capacity named in the message is asked for."""
+    if not CAPACITY.search(text):
+        return []
+    return [Hit(m.start(), m.end(), "calculator") for m in LEFT_OF.finditer(text)]
 
 
 def sentiment_scale_hits(text: str) -> list[Hit]:
@@ -287,7 +304,9 @@ DIRECTIVE = words(
     r"|would|i['’]d|we['’]d|['’]ll|run|runs|send|post|check|fetch|grab|pull|email|notify|remind|create"
     r"|generate|trigger|sync|update|export|import|back\s+up|compile|prepare|take|put|store|save|give"
     r"|book|ping|alert|message|text|search|look|read|process|collect|push|upload|copy|mirror|move"
-    r"|archive|report|summari[sz]e|build|make|do|have|get|keep|ready"
+    r"|archive|report|summari[sz]e|build|make|do|have|get|keep|ready|add|tell|show|list|count|total|flag"
+    # "the open cards, emailed to me": the request said in the passive.
+    r"|(?:emailed|sent|posted|messaged|texted|delivered)\s+to\s+(?:me|us|the)"
 )
 # "we release on Tuesdays", "every year we miss one": what people do, said as a fact.
 PERSON_STATEMENT = words(
@@ -376,7 +395,7 @@ def clause_of(text: str, hit: Hit, opening: int, closing: int) -> str:
 
 # "around 30 clients every week", "200 orders a day": how many, not when.
 VOLUME_BEFORE = re.compile(
-    r"(?<!\w)(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty"
+    r"(?<![\w:])(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty"
     r"|a\s+few|several|a\s+couple(?:\s+of)?|dozens\s+of|hundreds\s+of)\s+[a-z]+(?:\s+[a-z]+)?\s+\Z",
     re.IGNORECASE,
 )

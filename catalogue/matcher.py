@@ -16,6 +16,7 @@ from catalogue.dismissals import dismissed_indices
 from catalogue.guards import (
     allowed,
     covered,
+    left_of_capacity_hits,
     picture_text_hits,
     product_sense,
     sentiment_scale_hits,
@@ -37,6 +38,7 @@ FINDERS: dict[str, Callable[[str], list[Hit]]] = {
     "web_search": web_lookup_hits,
     "ocr": picture_text_hits,
     "sentiment": sentiment_scale_hits,
+    "calculator": left_of_capacity_hits,
 }
 
 

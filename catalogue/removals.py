@@ -18,6 +18,8 @@ _LEADING = (
     r"drop(?:ping)?",
     r"neither",
     r"let['’]?s\s+not",
+    # "the committee doesn't really use Slack".
+    r"(?:doesn['’]?t|does\s+not)(?=\s+(?:really\s+|even\s+|actually\s+)?(?:use|need|want|read|check|look\s+at|like)(?!\w))",
     # "we're done with Trello", "I'm done with Outlook".
     r"(?:(?:we|i)(?:['’]re|['’]m|\s+are|\s+am)\s+)?(?:so\s+|totally\s+|completely\s+)?done\s+with",
     r"remov(?:e|ing)",
@@ -306,6 +308,10 @@ RESTRICTED = re.compile(
     r"|at\s+(?:the\s+)?(?:weekends?|night)|overnight|after\s+\d|before\s+\d)(?!\w)",
     re.IGNORECASE,
 )
+NOUN_BEFORE = re.compile(
+    r"(?<!\w)(?:our|the|my|their|a|month-end|year-end|quarter-end|financial|books)\s+\Z",
+    re.IGNORECASE,
+)
 # "managers ignore Slack DMs": a habit of other people, not an instruction.
 OTHERS_BEFORE = re.compile(
     r"(?<!\w)(?:they|he|she|people|everyone|everybody|managers|users|customers|clients|staff|parents"
@@ -360,6 +366,10 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
             _in_condition(text, match.start()) or _excepted(text, match.end())
         ):
             continue
+        if match[0].lower().startswith("clos") and NOUN_BEFORE.search(
+            text, max(0, match.start() - WINDOW), match.start()
+        ):
+            continue  # "our close Google Sheet", "the month-end close": the noun
         if match[0].lower() in ("ignore", "ignores") and OTHERS_BEFORE.search(
             text, max(0, match.start() - WINDOW), match.start()
         ):

@@ -85,8 +85,17 @@ def rejected_indices(text: str, hits: list[Hit]) -> set[int]:
         taken = {i for i, hit in enumerate(hits) if previous <= hit.start < start and hit.id != REF}
         if hesitant and not (REJECTION.match(text, start) or answered):
             taken = taken if len({hits[i].id for i in taken}) == 1 else set()
+        if answered:
+            # "search the web for reviews, maybe once a day? No, that's overkill": the no
+            # answers the hedged part of the question, when the question hedges.
+            hedge = [m.end() for m in HEDGE.finditer(text, previous, start)]
+            hedged = {i for i in taken if hedge and hits[i].start >= hedge[-1]}
+            taken = hedged or taken
         gone |= taken
     return gone
+
+
+HEDGE = re.compile(r"(?<!\w)(?:maybe|perhaps|possibly|or)(?!\w)", re.IGNORECASE)
 
 
 # A later sentence that gives the reason for a removal names the item without asking for it:

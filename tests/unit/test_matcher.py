@@ -1160,3 +1160,79 @@ def test_eleventh_round_tools_by_what_they_do(text: str, expected: set[str]):
 def test_a_reason_anywhere_in_a_later_sentence_keeps_a_removal():
     text = "No SMS. We did text message blasts last year and got a flood of complaints."
     assert "twilio_sms" in detect(text, CATALOGUE).removed
+
+
+# The twelfth round (d27/d28), in other words, with near misses.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("They send photos of the forms; read the details off the form.", {"ocr"}),
+        ("Read the details off the form and file it.", set()),
+        ("Write a two or three line summary for each post.", {"text_summarizer"}),
+        ("Work out a ballpark quote from the room count.", {"calculator"}),
+        ("Base price plus 10% on top for weekends.", {"calculator"}),
+        ("Tell me how much we refunded in total.", {"calculator"}),
+    ],
+)
+def test_twelfth_round_tools_by_what_they_do(text: str, expected: set[str]):
+    assert set(detect(text, CATALOGUE).mentioned) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "mentioned", "removed"),
+    [
+        ("The volunteers don't really check Discord.", set(), {"discord"}),
+        ("Post to Slack even if the manager doesn't read it.", {"slack"}, set()),
+        # a no answers the hedged part of the question
+        (
+            "Post a Slack update, maybe every hour? No, that's too much. Daily is fine.",
+            {"slack", "scheduler"},
+            set(),
+        ),
+    ],
+)
+def test_twelfth_round_removals(text: str, mentioned: set[str], removed: set[str]):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+@pytest.mark.parametrize(
+    ("text", "mentioned", "removed"),
+    [
+        # nouns that look like cues
+        ("Put a 2-hour hold on Google Calendar for the panel.", {"google_calendar"}, set()),
+        ("Hold on, not Google Calendar, use Outlook.", {"outlook"}, {"google_calendar"}),
+        ("Write it to the tab of our close Google Sheet.", {"google_sheets"}, set()),
+        ("Close the Trello account, we're done with it.", set(), {"trello"}),
+        # a filter on some items is no dismissal of the step
+        (
+            "Angry ones that don't mention a crash, just ignore them.",
+            {"sentiment"},
+            set(),
+        ),
+    ],
+)
+def test_twelfth_round_cue_words_used_as_nouns_and_filters(
+    text: str, mentioned: set[str], removed: set[str]
+):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Every Friday at noon, add up the pledges and tell me where we stand.",
+            {"calculator", "scheduler"},
+        ),
+        ("7am every weekday: the stale tickets, emailed to me.", {"scheduler"}),
+        ("Trigger: 17:00 on the last business day of each month.", {"scheduler"}),
+        ("Show what % of the seats are taken.", {"calculator"}),
+        ("Total = unit price x quantity.", {"calculator"}),
+        ("Each room has a capacity; post how many beds are left.", {"calculator"}),
+        ("Log how many jars are left in stock.", set()),
+    ],
+)
+def test_twelfth_round_schedules_and_sums(text: str, expected: set[str]):
+    assert set(detect(text, CATALOGUE).mentioned) == expected
