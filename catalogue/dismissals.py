@@ -28,6 +28,8 @@ REJECTION = words(
     r"|(?:keep|leave)\s+(?:it|that|them|this)\s+out|ignore\s+(?:it|that|this|them)|ignore(?=\s*(?:[.!]|\Z))"
     r"|(?:we|i)\s+(?:do\s+not|don['’]?t|no\s+longer)\s+use|getting\s+rid\s+of|killed|nvm|never\s*mind"
     # "a 4-hour hold on Google Calendar" is a booking, not "hold on".
+    # "Margaret keeps going on about Notion, but no.": the clauses before, taken back.
+    r"|but\s+no(?=\s*(?:[.!]|\Z))"
     r"|no\s+wait|wait,?\s+no|(?<!\ba\s)(?<!\ban\s)(?<!\bthe\s)(?<!hour\s)(?<!-day\s)hold\s+on|just\s+kidding|j/?k|park\s+(?:that|it|this)"
     r"|nothing\s+(?:goes\s+)?(?:in|to|into|on)(?=\s+(?-i:[A-Z]))"
     # "not the email thing", "that's the yoga pose thing, not the app": the other sense.

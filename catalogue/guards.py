@@ -285,6 +285,12 @@ CALENDAR_ENTRY = words(
     r"\s+(?:an?|the|one|each|it|them)\s+(?:[\w-]+\s+)?(?:events?|entr(?:y|ies)|appointments?|blocks?|invites?)?"
     r"(?:\s+\w+){0,3}?\s+(?:on|in|into|to)\s+(?:the|my|our|their|a|an)\s+(?:[\w-]+\s+){0,2}calendars?"
 )
+MEETING_AFTER = re.compile(
+    r"[\s-]+(?:stand-?ups?|scrums?|meetings?|huddles?|syncs?|check-?ins?|catch-?ups?|calls?)(?!\w)",
+    re.IGNORECASE,
+)
+OWNED_BEFORE = re.compile(r"(?<!\w)(?:our|the|my|their|your)\s+\Z", re.IGNORECASE)
+DUE_BEFORE = re.compile(r"(?<!\w)due(?:\s+date)?\s+(?:is\s+|on\s+)?\Z", re.IGNORECASE)
 # "a total for each month", "one row per week": the period an amount covers.
 PER_PERIOD_BEFORE = re.compile(
     r"(?<!\w)(?:totals?|sums?|counts?|averages?|figures?|numbers|breakdown|spend(?:ing)?|subtotals?"
@@ -468,8 +474,16 @@ def schedule_is_a_schedule(text: str, hit: Hit) -> bool:
         return False
     if PER_PERIOD_BEFORE.search(text, max(0, hit.start - WINDOW), hit.start):
         return False
+    if DUE_BEFORE.search(text, max(0, hit.start - WINDOW), hit.start):
+        return False  # "due three days before the match": a due date, not a run
     if RELATIVE.search(text, hit.start, hit.end) and CALENDAR_ENTRY.search(sentence):
         return False
+    if (
+        BARE_FREQUENCY.match(text[hit.start : hit.end])
+        and MEETING_AFTER.match(text, hit.end)
+        and OWNED_BEFORE.search(text, max(0, hit.start - WINDOW), hit.start)
+    ):
+        return False  # "our daily standup is 20 minutes": a meeting named by how often it is
     if BARE_FREQUENCY.match(text[hit.start : hit.end]) and FREQUENCY_NAMING.search(
         text, max(0, hit.start - WINDOW), hit.start
     ):
@@ -500,9 +514,22 @@ TEXT_NOUN_PHRASE = re.compile(r"texts?[\s-]+(?:messages?|alerts?|notifications?|
 ON_A_CHANNEL = re.compile(r"\s+(?:on|via|through|using|with|in)\s+[A-Z]")
 
 
+# "my manager will probably text me a dozen questions": someone else texting the user.
+TEXTED_BY_OTHERS = re.compile(
+    r"(?<!\w)(?:he|she|they|people|someone|somebody"
+    r"|(?:the|my|our|his|her|their)\s+(?!(?:system|app|bot|automation|workflow|tool|flow|script|integration)s?\s)[\w-]+)"
+    r"\s+(?:will\s+|would\s+|might\s+|probably\s+|always\s+|often\s+|usually\s+|just\s+|keeps?\s+)*\Z",
+    re.IGNORECASE,
+)
+
+
 def text_is_a_verb(text: str, hit: Hit) -> bool:
     """An SMS paraphrase counts where "text" is a verb and no other channel is named for it."""
     said = text[hit.start : hit.end].lower()
+    if said.startswith("text") and TEXTED_BY_OTHERS.search(
+        text, max(0, hit.start - WINDOW * 2), hit.start
+    ):
+        return False
     if "phone" in said and ON_A_CHANNEL.match(text, hit.end):
         return False
     if not said.startswith("text") or said.startswith("texting") or TEXT_NOUN_PHRASE.match(said):

@@ -18,6 +18,10 @@ _LEADING = (
     r"drop(?:ping)?",
     r"neither",
     r"let['’]?s\s+not",
+    # "the council won't let us keep records on Dropbox any more".
+    r"(?:won['’]?t|will\s+not|doesn['’]?t|does\s+not|don['’]?t)\s+let\s+(?:us|me|them)\s+(?:[\w-]+\s+){0,3}?(?:on|in|to|into|use)",
+    # "Nothing should be sent to Gmail".
+    r"nothing\s+(?:should|must|may|can|will)\s+(?:be\s+|ever\s+be\s+)?(?:sent|go|posted|saved|stored|written|shared)\s+(?:to|in|into|on|via)",
     # "the committee doesn't really use Slack".
     r"(?:doesn['’]?t|does\s+not)(?=\s+(?:really\s+|even\s+|actually\s+)?(?:use|need|want|read|check|look\s+at|like)(?!\w))",
     # "we're done with Trello", "I'm done with Outlook".
@@ -120,13 +124,26 @@ TRAILING = words(
     # "Outlook was my previous job", "Jira was the old tracker": the item belongs to the past.
     r"|(?:was|were)\s+(?:at\s+)?(?:the|my|our|an?)\s+(?:old|previous|former|last)(?!\w)"
     # "Jira is read-only now", "the old Trello board is archived": kept only as a record.
-    rf"|{PARTS}(?:is|are)\s+(?:now\s+|basically\s+|just\s+)?(?:read-?only|archived|deprecated|decommissioned|frozen)"
+    rf"|{PARTS}(?:is|are|['’]s)\s+(?:now\s+|basically\s+|just\s+)?(?:read-?only|archived|deprecated|decommissioned|frozen)"
+    # "WhatsApp is not approved for practice business", "Slack isn't used here".
+    r"|(?:is|are)(?:n['’]?t|\s+not)\s+(?:approved|authori[sz]ed|sanctioned|signed\s+off|used)(?!\w)"
+    r"|(?:is|are|['’]s)\s+being\s+(?:closed|shut|phased\s+out|retired|decommissioned|switched\s+off)"
     # "Outlook emails, which we're not even on anymore": a relative clause of disuse.
     rf"|{PARTS},?\s*"
     r"(?:which|that)\s+(?:we|i)(?:['’]re|['’]m|\s+are|\s+am)?\s+(?:not\s+(?:even\s+|really\s+)?|no\s+longer\s+)"
     r"(?:on|using|use|in|with|paying\s+for)(?!\w)"
     rf"|{PARTS},?\s*"
     r"(?:which|that)\s+(?:we|i)\s+(?:stopped\s+using|left|dropped|cancell?ed|got\s+rid\s+of|moved\s+(?:off|away\s+from))(?!\w)"
+)
+ACCEPTED = re.compile(
+    r"\s*,?\s*(?:ok(?:ay)?|fine|so\s+be\s+it|fair\s+enough|that['’]?s\s+fine|we['’]ll\s+go\s+with\s+it)\s*(?:[.!]|\Z)",
+    re.IGNORECASE,
+)
+# "jira's basically read-only", "Trello's dead": the state said right after the name.
+CONTRACTED_STATE = re.compile(
+    r"['’]s\s+(?:now\s+|basically\s+|just\s+|pretty\s+much\s+)?(?:read-?only|archived|deprecated|decommissioned"
+    r"|frozen|dead|gone|history|retired|being\s+(?:closed|shut|phased\s+out|retired|decommissioned))(?!\w)",
+    re.IGNORECASE,
 )
 # "years ago": a past-time marker after the items takes back its clause's items before it.
 # "Asana is what the curators use", "Jira is IT's tool": other people's tool, not ours.
@@ -168,7 +185,7 @@ OUT = words(r"out|(?:well\s+)?alone|for\s+later|till\s+later|until\s+later|aside
 ANAPHORA = words(
     r"(?:skip|drop|scrap|scratch|ditch|remove|forget(?:\s+about)?|lose|kill|nix|bin|dropped|scrapped|ditched|removed"
     r"|killed|binned|banned|decided\s+against|ruled\s+out|gave\s+up\s+on|left)\s+(?:it|that|this|them|those)(?:\s+(?:one|part|bit|step))?"
-    r"|(?:won['’]?t|don['’]?t|do\s+not|will\s+not|doesn['’]?t|never|(?:please\s+)?not)\s+(?:really\s+|actually\s+)?(?:need\s+to\s+)?(?:need|want|use|involve|touch|include|add)\s+(?:it|that|this|them|those|these)"
+    r"|(?:won['’]?t|don['’]?t|do\s+not|will\s+not|doesn['’]?t|never|(?:please\s+)?not)\s+(?:really\s+|actually\s+)?(?:need\s+to\s+)?(?:need|want|use|involve|touch|include|add|do)\s+(?:it|that|this|them|those|these)"
     r"|(?:declined|rejected|vetoed|refused|turned\s+down)(?:\s+(?:it|that|this|them))?|turned\s+(?:it|that|this|them)\s+down"
     r"|(?:can|could)\s+live\s+without\s+(?:it|that|this|them)"
     r"|(?:not|aren['’]?t|isn['’]?t|won['’]?t\s+be)\s+(?:going\s+to\s+be\s+)?using\s+(?:it|that|this|them)"
@@ -223,6 +240,8 @@ HISTORY = words(
     r"|(?:someone|somebody)\s+(?:on|in|from)\s+(?:the|our)\s+[\w-]+\s+(?:wants?|asked|suggested|keeps?\s+asking)"
     # "I was going to post it to Teams too, but ...": a plan given up.
     r"|(?:i|we)\s+(?:was|were)\s+going\s+to|(?:i|we)\s+(?:had\s+)?planned\s+to"
+    # "It was suggested that we use WhatsApp".
+    r"|(?:it\s+)?(?:was|has\s+been|had\s+been)\s+suggested"
     # "the previous treasurer used QuickBooks", "the last coordinator had a Trello board".
     r"|(?:the|our|my)\s+(?:last|previous|old|former)\s+(?:[\w-]+\s+){1,2}?(?:had|used|kept|ran|did|was\s+using|set\s+up)"
     # "we looked at Intercom for this", "I evaluated Airtable": a candidate weighed.
@@ -267,6 +286,8 @@ FILLER = words(
     r"|migration|move|switch|rollout|transition|written|manual|automatic|automated|machine|human|live"
     # "not the old MySQL instance", "not a normal text message".
     r"|old|former|previous|legacy|normal|regular|plain|ordinary|standard|usual"
+    # "NOT my work Outlook calendar".
+    r"|work|personal|home|private|business|office|school"
 )
 # Verbs that may stand only before the first item: "not to Slack", "don't need the SMS part".
 LEAD_IN = words(
@@ -276,6 +297,8 @@ LEAD_IN = words(
     r"|have|has|like|bother\s+with|look(?:ing)?|check(?:ing)?|doing|from|anything|something"
     # "I don't want to pay for Twilio".
     r"|pay(?:ing)?(?:\s+for)?"
+    # "please don't connect to QuickBooks".
+    r"|connect(?:ing)?(?:\s+(?:to|with))?|integrat(?:e|ing)(?:\s+with)?|link(?:ing)?(?:\s+to)?|hook(?:ing)?\s+(?:up\s+)?(?:to|into)"
     # "scratch what I said about texting them", "please don't bring Dropbox into this".
     r"|what\s+(?:i|we)\s+(?:said|wrote|mentioned|asked\s+for)(?:\s+(?:about|re|on))?|bring"
     r"|clients?|customers?|users?|them|him|her|us|me"
@@ -383,6 +406,8 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
         removed |= _before(
             text, match.start(), hits, ends, plural=match.group(0)[:3].lower() == "are"
         )
+    for match in CONTRACTED_STATE.finditer(text):
+        removed |= {ends[match.start()]} if match.start() in ends else set()
     return (
         removed
         | _circumfix(text, hits, starts)
@@ -537,6 +562,8 @@ def historical_indices(text: str, hits: list[Hit]) -> set[int]:
     for match in HISTORY.finditer(text):
         end = CLAUSE_END.search(text, match.end())
         stop = end.start() if end else len(text)
+        if ACCEPTED.match(text, stop):
+            continue  # "my partner insists on Salesforce, ok.": the suggestion taken up
         gone |= within(hits, match.end(), stop)
     for match in HISTORY_AFTER.finditer(text):
         opening = _clause_start(text, match.start())

@@ -32,7 +32,7 @@ REJECTION = re.compile(
     r"|,?\s*(?:that\s+was|that['’]s\s+(?:from|for)|that\s+(?:is|was)\s+(?:from|for))\s+(?:the|my|our|a|an)\s+"
     r"(?:last|old|previous|other|different|former)(?!\w))"
     # "Never mind.", "Not needed.", "Maybe someday, but not for this.": a whole sentence saying no.
-    r"|(?:let['’]?s\s+not|never\s*mind|not\s+needed|not\s+necessary|no\s+thanks|not\s+(?:now|yet)|scratch\s+that|forget\s+(?:it|that)"
+    r"|(?:absolutely\s+not|definitely\s+not|certainly\s+not|no\s+way|not\s+a\s+chance|let['’]?s\s+not|never\s*mind|not\s+needed|not\s+necessary|no\s+thanks|not\s+(?:now|yet)|scratch\s+that|forget\s+(?:it|that)"
     r"|maybe\s+(?:someday|some\s+day|later|one\s+day|next\s+(?:year|quarter|month|spring|summer|autumn|fall|winter)))"
     r"(?:\s*,?\s*(?:but\s+)?not\s+(?:for\s+(?:this|now)|now|yet))?\s*(?:[.!]|\Z))",
     re.IGNORECASE,
@@ -101,7 +101,8 @@ HEDGE = re.compile(r"(?<!\w)(?:maybe|perhaps|possibly|or)(?!\w)", re.IGNORECASE)
 # A later sentence that gives the reason for a removal names the item without asking for it:
 # "skip the texting. The trust would ask questions about sending numbers to a texting service."
 REASON = re.compile(
-    r"(?<!\w)(?:would|because|since|otherwise|complain\w*|hate\w*|nobody|never)(?!\w)",
+    r"(?<!\w)(?:would|because|since|otherwise|complain\w*|hate\w*|nobody|never"
+    r"|consent|complian\w*|won['’]t|can['’]?t|cannot|policy|gdpr|privacy|legal|expensive|costs?)(?!\w)",
     re.IGNORECASE,
 )
 
@@ -127,9 +128,15 @@ def persisting(text: str, hits: list[Hit], gone: set[int]) -> set[int]:
         }
         for j in range(i + 1, len(hits)):
             later = hits[j]
-            if REVIVE.search(text, removed.end, later.start):
+            here = sentence_start(text, later.start)
+            # In a later sentence only a reviving word right before the item counts ("We only
+            # have consent for texting for half of them" gives a reason, it revives nothing).
+            between = (removed.end, later.start) if here == opening else (removed.end, here)
+            if REVIVE.search(text, *between) or (
+                here != opening and REVIVE.search(text, max(here, later.start - 12), later.start)
+            ):
                 break
-            if sentence_start(text, later.start) == opening:
+            if here == opening:
                 if later.id == removed.id and later.id != REF:
                     kept.add(j)
                 continue

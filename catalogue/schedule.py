@@ -49,6 +49,8 @@ SCHEDULE = words(
             r"(?:appointments?|bookings?|reservations?|sessions?|classes|class|shifts?|events?|visits?|meetings?"
             r"|deadlines?|due\s+dates?|check-?ins?|arrivals?|departures?|flights?|games?|matches|match|lessons?|jobs?)",
             r"cron(?:tab)?",
+            # "Saturday morning would be perfect": the user naming when it runs.
+            rf"{WEEKDAY}s?(?:\s+{DAYPART})?\s+(?:would\s+be|is|works|suits)\s+(?:perfect|best|good|great|fine|ideal|ok|okay)",
             # "the first business day of the month", "the 2nd of every month".
             rf"(?:{ORDINAL})\s+(?:business\s+|working\s+|week)?day\s+of\s+(?:the|each|every|a)\s+month",
             r"\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:each|every|the)\s+month",
@@ -139,9 +141,15 @@ def parsed_hits(text: str, taken: list[Hit]) -> list[Hit]:
     return found
 
 
+# "gym log thing. sunday night. total volume for the week": a day said on its own as a
+# fragment answers when the workflow runs.
+FRAGMENT_DAY = re.compile(rf"(?:\A|[.!?\n]\s*)({WEEKDAY}s?(?:\s+{DAYPART})?)\s*[.:]", re.IGNORECASE)
+
+
 def schedule_hits(text: str) -> list[Hit]:
     """Scheduler hits for every explicit recurring time in the text."""
     found = [Hit(m.start(), m.end(), "scheduler") for m in SCHEDULE.finditer(text)]
+    found += [Hit(m.start(1), m.end(1), "scheduler") for m in FRAGMENT_DAY.finditer(text)]
     found += [
         Hit(m.start(), m.end(), "scheduler")
         for m in CRON_EXPRESSION.finditer(text)

@@ -1236,3 +1236,53 @@ def test_twelfth_round_cue_words_used_as_nouns_and_filters(
 )
 def test_twelfth_round_schedules_and_sums(text: str, expected: set[str]):
     assert set(detect(text, CATALOGUE).mentioned) == expected
+
+
+# The thirteenth and fourteenth rounds (d29-d32), in other words, with near misses.
+@pytest.mark.parametrize(
+    ("text", "mentioned", "removed"),
+    [
+        ("Use my home calendar, not my work Outlook one.", set(), {"outlook"}),
+        ("My sister keeps going on about Notion, but no.", set(), {"notion"}),
+        ("Slack isn't approved for patient data here.", set(), {"slack"}),
+        ("WhatsApp is not used for club business.", set(), {"whatsapp"}),
+        ("IT won't let us store files on Dropbox any more.", set(), {"dropbox"}),
+        ("Absolutely not. Nothing should be sent to Gmail.", set(), {"gmail"}),
+        ("Please don't connect to QuickBooks.", set(), {"quickbooks"}),
+        ("It was suggested that we use Trello.", set(), set()),
+        ("Our accountant insists on QuickBooks, ok.", {"quickbooks"}, set()),
+        ("trello's basically read-only now", set(), {"trello"}),
+        ("The coach will text me the scores anyway.", set(), set()),
+        ("Text me the scores every Sunday.", {"twilio_sms", "scheduler"}, set()),
+        ("The intercom announcements stay manual.", set(), set()),
+        ("Closed-won HS deals go to an Opportunity in SF.", {"hubspot", "salesforce"}, set()),
+        ("The system will text me the total.", {"twilio_sms"}, set()),
+    ],
+)
+def test_later_rounds_removals_and_senses(text: str, mentioned: set[str], removed: set[str]):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("thursday night. total distance for the week", {"scheduler", "calculator"}),
+        ("Monday morning would be ideal for it.", {"scheduler"}),
+        ("Our daily standup drags on.", set()),
+        ("Post the daily summary to the channel.", {"text_summarizer", "scheduler"}),
+        ("The week's sales totalled and the VAT worked out.", {"calculator"}),
+        ("Show the percentage change against last month.", {"calculator"}),
+        ("The fee is usually a percentage of the takings.", set()),
+        ("A short write-up of the week, please.", {"text_summarizer"}),
+        ("A brief synopsis of each request.", {"text_summarizer"}),
+        ("Prepare a one-page precis for the panel.", {"text_summarizer"}),
+        ("The handwriting on the forms should become text.", {"ocr"}),
+        ("The task is due two days before the event.", set()),
+        ("Remind them two days before the event.", {"scheduler"}),
+        ("Could the reply be in Polish when they wrote in Polish?", {"translator"}),
+        ("The reply can be in English.", set()),
+    ],
+)
+def test_later_rounds_tools_by_what_they_do(text: str, expected: set[str]):
+    assert set(detect(text, CATALOGUE).mentioned) == expected
