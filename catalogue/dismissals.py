@@ -55,7 +55,7 @@ CONTEXT = words(
 # A sentence about some of the items, not the step: "angry ones that don't mention bugs",
 # "anything without a receipt", "those with no email".
 SUBSET_OPENING = re.compile(
-    r"\s*(?:and\s+|but\s+|oh\s+and\s+)?(?:the\s+|any\s+|all\s+)?(?:[\w-]+\s+){0,2}?(?:ones|those|anything|anyone|ones)\s+"
+    r"\s*(?:and\s+|but\s+|oh\s+and\s+)?(?:the\s+|any\s+|all\s+)?(?:[\w-]+\s+){0,2}?(?:ones|those|anything|anyone)\s+"
     r"(?:that|which|who|with|without|where)(?!\w)",
     re.IGNORECASE,
 )

@@ -71,6 +71,12 @@ SUMMARY_NOUN = words(
 )
 
 
+def sentence_of(text: str, pos: int) -> str:
+    """The sentence that holds `pos`."""
+    found = SENTENCE.match(text, sentence_start(text, pos))
+    return found[0] if found else ""
+
+
 def covered(text: str, hit: Hit, phrases: tuple[str, ...]) -> bool:
     """Whether one of the phrases spans the hit (looked for in a window around it)."""
     pattern = compiled(phrases)
@@ -449,9 +455,7 @@ def translation_is_a_step(text: str, hit: Hit) -> bool:
         or TRANSLATOR_PERSON_AFTER.match(text, hit.start + len("translator"))
     ):
         return False
-    opening = sentence_start(text, hit.start)
-    found = SENTENCE.match(text, opening)
-    if found and TRANSLATION_TRADE.search(found[0]):
+    if TRANSLATION_TRADE.search(sentence_of(text, hit.start)):
         return False
     if said.startswith(("write", "wrote", "speak", "spoke")) and SPEAKER_BEFORE.search(
         text, max(0, hit.start - WINDOW), hit.start
@@ -464,8 +468,7 @@ def schedule_is_a_schedule(text: str, hit: Hit) -> bool:
     """A recurring time that says when the workflow runs, not a billing period, "always", or
     a fact about people or data."""
     opening = sentence_start(text, hit.start)
-    found = SENTENCE.match(text, opening)
-    sentence = found[0] if found else ""
+    sentence = sentence_of(text, hit.start)
     if BARE_FREQUENCY.match(text[hit.start : hit.end]) and BILLING.search(sentence):
         return False
     if VOLUME_BEFORE.search(text, max(0, hit.start - WINDOW * 2), hit.start):
@@ -554,10 +557,7 @@ def request_is_a_call(text: str, hit: Hit) -> bool:
         text, max(0, hit.start - WINDOW), hit.start
     ):
         return False
-    opening = sentence_start(text, hit.start)
-    found = SENTENCE.match(text, opening)
-    sentence = found[0] if found else ""
-    return not (PAYLOAD.match(said) and WEBHOOK.search(sentence))
+    return not (PAYLOAD.match(said) and WEBHOOK.search(sentence_of(text, hit.start)))
 
 
 GUARDS: dict[str, Callable[[str, Hit], bool]] = {
