@@ -18,6 +18,8 @@ from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, words
 # Right before the item, with at most a preposition or "use" between.
 CHOSEN_BEFORE = re.compile(
     r"(?<!\w)(?:(?:so|then|but)\s+)?(?:just|only)\s+(?:(?:use|using|on|in|via|to|through|with)\s+)?\Z"
+    # "Yes Telegram.", "yes, Trello.": the answer to a choice just weighed.
+    r"|(?<!\w\s)(?<![\w,])(?:yes|yep|yeah)[,!]?\s+\Z"
     r"|(?<!\w)(?:we|i)(?:['’]d|\s+would)?\s+(?:much\s+)?(?:rather|prefer)\s+(?:(?:use|using|to\s+use)\s+)?\Z"
     r"|(?<!\w)(?:stick(?:ing)?\s+(?:with|to)|go(?:ing)?\s+with)\s+\Z",
     re.IGNORECASE,
@@ -77,7 +79,10 @@ def chosen_ids(text: str, hits: list[Hit], catalogue: Catalogue) -> tuple[str, .
         if hit.id == REF or _family(catalogue, hit.id) is None:
             continue
         before = text[max(0, hit.start - WINDOW) : hit.start]
-        if _chosen(text, hit) or RECHOSEN_BEFORE.search(before):
+        back = RECHOSEN_BEFORE.search(before)
+        if back and NOT_BACK.search(before, 0, back.start()):
+            back = None  # "I'd rather edit vertical video than go back to Asana"
+        if _chosen(text, hit) or back:
             chosen.append(hit.id)
     return tuple(dict.fromkeys(chosen))
 
@@ -87,6 +92,10 @@ def _family(catalogue: Catalogue, id_: str) -> str | None:
     return getattr(entry, "family", None) if entry is not None else None
 
 
+NOT_BACK = re.compile(
+    r"(?:(?<!\w)(?:than|never|not|rather)|n['’]t)\s+(?:(?:want|wanna|going)\s+(?:to\s+)?)?\Z",
+    re.IGNORECASE,
+)
 # "not only Slack but also Teams": an addition, not a choice.
 NOT_BEFORE = re.compile(r"(?<!\w)not\s+\Z", re.IGNORECASE)
 

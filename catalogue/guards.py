@@ -133,9 +133,15 @@ def _ordinary_grammar(text: str, hit: Hit) -> bool:
     )
 
 
+TITLE_WORD_AFTER = re.compile(r"[\s-]+[A-Z][a-z]")
+
+
 def _always_capitalised(text: str, hit: Hit) -> bool:
-    """A name with a digit ("S3") is written in capitals in every sense: they prove nothing."""
-    return any(c.isdigit() for c in text[hit.start : hit.end])
+    """A name with a digit ("S3") is written in capitals in every sense, and so is every word
+    of a title ("Linear Algebra 2"): there capitals prove nothing."""
+    return any(c.isdigit() for c in text[hit.start : hit.end]) or bool(
+        TITLE_WORD_AFTER.match(text, hit.end)
+    )
 
 
 def _capitalised_mid_sentence(text: str, hit: Hit) -> bool:
@@ -205,7 +211,9 @@ WEB_LOOKUP = words(
 
 
 # "a photo goes into the folder; pull the text out of it": reading a picture named nearby.
-PICTURE = words(r"photos?|pictures?|images?|scans?|screenshots?|snapshots?|jpe?gs?|pngs?")
+PICTURE = words(
+    r"photos?|photographs?|pictures?|images?|scans?|screenshots?|snapshots?|jpe?gs?|pngs?"
+)
 TEXT_OUT_OF_IT = words(
     r"(?:read|pull|extract|grab|get|lift)(?:s|ed|ing)?\s+(?:the\s+|any\s+)?(?:text|writing|words|handwriting|details|info|data|numbers)"
     r"\s+(?:out\s+of|off|from)\s+(?:it|them|each\s+one|those|these"
@@ -224,7 +232,7 @@ READ_FROM_PICTURE = words(
 SENTIMENT_SCALE = words(
     r"(?:positive|negative|neutral|happy|unhappy|satisfied|angry)(?:\s*[,/]\s*|\s+(?:or|and)\s+)"
     r"(?:neutral|negative|positive|unhappy|happy|ok|okay|meh)(?:\s*[,/]\s*(?:or\s+|and\s+)?|,?\s+(?:or|and)\s+)"
-    r"(?:negative|positive|neutral|unhappy|angry|happy)"
+    r"(?:negative|positive|neutral|unhappy|angry|happy|annoyed|upset|frustrated|furious|mad|cross|sad)"
 )
 
 
@@ -280,7 +288,7 @@ BARE_FREQUENCY = re.compile(
 # not when the workflow runs.
 AMOUNT_AFTER = re.compile(
     r"[\s-]+(?:rates?|wages?|pay|fees?|prices?|costs?|budgets?|spend(?:ing)?|totals?|limits?|caps?"
-    r"|allowances?|salar(?:y|ies)|income|revenue|average|quota|usage|volume)(?!\w)",
+    r"|allowances?|salar(?:y|ies)|income|revenue|average|quota|usage|volume|consumption)(?!\w)",
     re.IGNORECASE,
 )
 # "put an event on my calendar two days before the due date": the date of the entry the
@@ -313,10 +321,11 @@ CONSTANCY = words(r"(?:the\s+)?same\s+every\s+(?:day|time|week|month)")
 # A sentence that asks for something: a want, a modal, a request or a workflow verb.
 DIRECTIVE = words(
     r"wants?|needs?|like|please|should|must|ha(?:ve|s)\s+to|let['’]?s|make\s+sure|can\s+you|could\s+you"
-    r"|would|i['’]d|we['’]d|['’]ll|run|runs|send|post|check|fetch|grab|pull|email|notify|remind|create"
+    r"|would|i['’]d|we['’]d|['’]ll|run(?!\s+(?:a|an|our|my|the)\s)|runs(?!\s+(?:a|an|our|my|the)\s)|send|post|check|fetch|grab|pull|email|notify|remind|create"
     r"|generate|trigger|sync|update|export|import|back\s+up|compile|prepare|take|put|store|save|give"
     r"|book|ping|alert|message|text|search|look|read|process|collect|push|upload|copy|mirror|move"
     r"|archive|report|summari[sz]e|build|make|do|have|get|keep|ready|add|tell|show|list|count|total|flag"
+    r"|(?<!on-)(?<!on\s)call|could\s+we|can\s+we|pick\s+up|find|query|compare|match|reconcile"
     # "the open cards, emailed to me": the request said in the passive.
     r"|(?:emailed|sent|posted|messaged|texted|delivered)\s+to\s+(?:me|us|the)"
 )
@@ -356,6 +365,8 @@ ROSTER = words(r"rotas?|rosters?|rotations?|shift\s+patterns?|on[\s-]call\s+sche
 CLAUSE_BREAK = re.compile(
     r"(?<!\w)(?:but|though|although|however)(?!\w)|,\s*(?=(?:which|who|whom)(?!\w))"
     r"|(?<!\w)so\s+(?=(?:(?:sometimes|often|usually|then)\s+)?(?:i|we|they|he|she|it)(?:['’]|\s))"
+    # "we rehearse every tuesday so most of us look at the calendar then".
+    r"|(?<!\w)so\s+(?=(?:most|all|some|half|none|both|everyone|everybody|nobody|people)(?:\s+of\s+(?:us|them))?\s)"
     # ", I sit down with Notion every evening": a new subject after a comma is its own clause.
     r"|,\s*(?=(?:i|we|they|he|she)\s+(?!(?:want|need|would|like|should|must|will|wanna|['’]d)\b))",
     re.IGNORECASE,
@@ -560,7 +571,18 @@ def request_is_a_call(text: str, hit: Hit) -> bool:
     return not (PAYLOAD.match(said) and WEBHOOK.search(sentence_of(text, hit.start)))
 
 
+# "a Tally form": the form product, not a tally.
+TALLY_PRODUCT_AFTER = re.compile(r"\s+(?:forms?|surveys?|submissions?)(?!\w)", re.IGNORECASE)
+
+
+def arithmetic_is_a_step(text: str, hit: Hit) -> bool:
+    """A calculator paraphrase that is arithmetic, not a product named like it."""
+    said = text[hit.start : hit.end]
+    return not (said.lower().startswith("tall") and TALLY_PRODUCT_AFTER.match(text, hit.end))
+
+
 GUARDS: dict[str, Callable[[str, Hit], bool]] = {
+    "calculator": arithmetic_is_a_step,
     "http_request": request_is_a_call,
     "twilio_sms": text_is_a_verb,
     "translator": translation_is_a_step,

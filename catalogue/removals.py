@@ -17,6 +17,8 @@ from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, within, wo
 _LEADING = (
     r"drop(?:ping)?",
     r"neither",
+    # "I'd rather edit video for a living than go back to Asana".
+    r"than\s+(?:go(?:ing)?\s+back\s+to|us(?:e|ing)|switch(?:ing)?\s+(?:back\s+)?to|touch(?:ing)?)",
     r"let['’]?s\s+not",
     # "the council won't let us keep records on Dropbox any more".
     r"(?:won['’]?t|will\s+not|doesn['’]?t|does\s+not|don['’]?t)\s+let\s+(?:us|me|them)\s+(?:[\w-]+\s+){0,3}?(?:on|in|to|into|use)",
@@ -243,7 +245,8 @@ HISTORY = words(
     # "It was suggested that we use WhatsApp".
     r"|(?:it\s+)?(?:was|has\s+been|had\s+been)\s+suggested"
     # "the previous treasurer used QuickBooks", "the last coordinator had a Trello board".
-    r"|(?:the|our|my)\s+(?:last|previous|old|former)\s+(?:[\w-]+\s+){1,2}?(?:had|used|kept|ran|did|was\s+using|set\s+up)"
+    r"|(?:the|our|my|a)\s+(?:last|previous|old|former)\s+(?:[\w-]+\s+){1,2}?(?:had|used|kept|ran|did|was\s+using|set\s+up"
+    r"|forced|imposed|mandated|pushed|made\s+(?:us|me|everyone)\s+use)"
     # "we looked at Intercom for this", "I evaluated Airtable": a candidate weighed.
     r"|(?:we|i)\s+(?:looked\s+at|considered|evaluated|trialled|trialed|checked\s+out|played\s+(?:around\s+)?with|demoed)"
     # "yes i know every guild on earth uses Discord": a concession to what others do.
@@ -470,6 +473,16 @@ def _circumfix(text: str, hits: list[Hit], starts: dict[int, int]) -> set[int]:
     return removed
 
 
+QUOTES = "\"'‘’“”"
+
+
+def _quoted(text: str, match: re.Match[str]) -> bool:
+    """Whether the cue is a quoted word on its own ('Declined')."""
+    before = text[match.start() - 1] if match.start() else ""
+    after = text[match.end()] if match.end() < len(text) else ""
+    return bool(before) and before in QUOTES and bool(after) and after in QUOTES
+
+
 PLURAL = words(r"them|those|these")
 LISTED = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|&|/|(?:and|or)\s+)\s*", re.IGNORECASE)
 
@@ -495,6 +508,8 @@ def _anaphora(text: str, hits: list[Hit]) -> set[int]:
         (m, False) for m in VERDICT.finditer(text)
     ]
     for match, verb in cues:
+        if _quoted(text, match):
+            continue  # "moving to 'Bound' or 'Declined'": a value, not a verdict
         if (verb and NOT_ANAPHORA.match(text, match.end())) or CANCELLED.search(
             text, max(0, match.start() - WINDOW), match.start()
         ):

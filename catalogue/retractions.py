@@ -25,7 +25,7 @@ HESITANT_NO = re.compile(
 )
 REJECTION = re.compile(
     r"\s*(?:(?:hmm+|hm+|um+|uh+|actually|wait|oh|ok(?:ay)?|well|on\s+second\s+thought)[\s,.]+)*"
-    r"(?:(?:no|nah|nope)(?!\w)\s*(?:[.!]|\Z|,?\s*(?:forget|scratch|skip|drop|ditch|not\s+that)(?!\w)"
+    r"(?:(?:no|nah|nope)(?!\w)\s*(?:[.!]|\Z|(?=[\w-]+(?:\s+[\w-]+)?\s+(?:actually|instead)(?!\w))|,?\s*(?:forget|scratch|skip|drop|ditch|not\s+that)(?!\w)"
     # "Hmm, no, sorry, stick with Airtable": the sentence before floated an alternative.
     r"|,?\s*(?:actually,?\s*)?let['’]?s\s+not(?!\w)|,?\s*sorry(?!\w)|\s+(?:actually\s+)?(?:don['’]?t|do\s+not)(?!\w)|,?\s*(?:sorry,?\s*)?(?:let['’]?s\s+)?(?:(?:stick|stay|go)\s+(?:with|to)|keep)(?!\w)|.{0,80}?(?:forget|scrap|scratch|skip|drop)\s+(?:it|that)(?!\w)"
     # "wait, no, that was the last show": the sentence before was about something else.
@@ -78,7 +78,7 @@ def rejected_indices(text: str, hits: list[Hit]) -> set[int]:
         while end > 0 and text[end - 1] in ".!?;\n \t…":  # "Notion... actually no": one end
             end -= 1
         previous = sentence_start(text, end)
-        for _ in range(2):  # "Airtable after all? I keep going back and forth... no."
+        for _ in range(0 if answered else 2):  # "Airtable after all? I keep going back... no."
             if previous == 0 or any(previous <= h.start < start and h.id != REF for h in hits):
                 break
             previous = sentence_start(text, previous - 1)

@@ -23,7 +23,7 @@ PERIOD = (
     rf"(?:{WEEKDAY}|{DAYPART}|day|weekday|weekend|week|month|quarter|year|hour|minute|half\s+hour)"
 )
 COUNT = r"(?:\d+|a\s+few|few|couple\s+of|two|three|four|five|six|ten|twelve|fifteen|twenty|thirty|forty-five)"
-UNIT = r"(?:minute|hour|day|week|month)s"
+UNIT = r"(?:(?:minute|hour|day|week|month)s|hrs|mins|wks)"
 CLOCK_12 = r"\d{1,2}(?::[0-5]\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)"
 CLOCK_24 = r"(?:[01]?\d|2[0-3])[:h][0-5]\d"
 ORDINAL = r"first|second|third|fourth|fifth|last|\d{1,2}(?:st|nd|rd|th)"
@@ -49,6 +49,8 @@ SCHEDULE = words(
             r"(?:appointments?|bookings?|reservations?|sessions?|classes|class|shifts?|events?|visits?|meetings?"
             r"|deadlines?|due\s+dates?|check-?ins?|arrivals?|departures?|flights?|games?|matches|match|lessons?|jobs?)",
             r"cron(?:tab)?",
+            # "at the end of each shift".
+            r"(?:at\s+the\s+)?end\s+of\s+(?:each|every)\s+(?:shift|day|week|month|quarter|working\s+day)",
             # "Saturday morning would be perfect": the user naming when it runs.
             rf"{WEEKDAY}s?(?:\s+{DAYPART})?\s+(?:would\s+be|is|works|suits)\s+(?:perfect|best|good|great|fine|ideal|ok|okay)",
             # "the first business day of the month", "the 2nd of every month".

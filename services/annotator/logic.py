@@ -133,6 +133,8 @@ def swapped_out(noted: set[str], match: MatchResult, catalogue: Catalogue) -> se
     new = [catalogue.get(i) for i in match.mentioned if i not in noted]
     if not match.swap or match.removed or match.removed_refs or len(new) != 1 or new[0] is None:
         return set()
+    if set(match.chosen) & noted:
+        return set()  # "yes, Trello. ... rather than Asana": the noted one is chosen again
     entry = new[0]
     others = noted - {entry.id}
     entries = {i: e for i in others if (e := catalogue.get(i)) is not None}

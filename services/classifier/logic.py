@@ -21,7 +21,10 @@ VERDICTS: tuple[Verdict, ...] = ("confirmed", "amend", "unclear")
 # a judgement about the summary ("looks good", "that's it").
 GO = re.compile(
     r"\b(?:build it|ship it|launch it|run it|start it|go ahead|go for it|do it|proceed|set it up|make it(?: happen| so)?|create it"
-    r"|let'?s (?:go|do it|do this)|confirm(?:ed)?|approved?|lgtm|good to go|please build(?=\W*(?:$|[.!,]))|(?:build|fire) away|crack on)\b|\b(?:go|build)\W*$|👍|✅",
+    r"|let'?s (?:go|do it|do this)|confirm(?:ed)?|approved?|lgtm|good to go|please build(?=\W*(?:$|[.!,]))|(?:build|fire) away|crack on"
+    r"|(?:please\s+)?build (?:that|this)|^\W*(?:yes|yep|yeah|ok(?:ay)?)\W+please)\b|\b(?:go|build)\W*$|👍|✅"
+    # "ok yes. does it work for both schools?": a yes said as a sentence of its own.
+    r"|^\W*(?:(?:ok(?:ay)?|oh|well|right)\W+)?(?:ye+s+|yep|yup|yeah|sure)(?:\W+please)?\s*[.!]",
     re.IGNORECASE,
 )
 AFFIRM = re.compile(
@@ -31,7 +34,7 @@ AFFIRM = re.compile(
 )
 OPENING_YES = re.compile(
     r"^\W*(?:(?:oh|well|hmm|um|lovely|brilliant|great|perfect|awesome|super|wonderful|amazing|fab|ace|nice"
-    r"|cool|ok(?:ay)?|right|thanks|thank\s+you|cheers)\W+)?(?:yes|yep|yup|yeah|ya|sure|correct|perfect|exactly|absolutely"
+    r"|cool|ok(?:ay)?|right|thanks|thank\s+you|cheers)\W+)?(?:ye+s+|yep|yup|yeah|ya|sure|correct|perfect|exactly|absolutely"
     r"|definitely|agreed?|approved?|confirmed?)\b"
     # "ok", "right", "great", "fine" open many replies ("Ok I'm done", "ok cool, quick
     # question"): alone they are a yes, as an opener they are not.
@@ -68,6 +71,12 @@ def heuristic_verdict(text: str) -> Verdict:
     A question or chit-chat is unclear: the session answers and keeps waiting for a yes.
     """
     words = NO_CHANGE.sub(" ", text)
+    said_yes = bool(OPENING_YES.search(words) or AFFIRM.search(words) or GO.match(words))
+    if GO.search(words) and said_yes:
+        # "Looks right, build it. The thank-you should be signed by Priya": a yes with a
+        # detail. A catalogue change in it is still an amend (`override`); the detail stays
+        # in the transcript the steps recall.
+        return "confirmed"
     if CHANGE.search(words):
         return "amend"
     if HOLD.search(words):

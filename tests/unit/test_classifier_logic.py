@@ -104,3 +104,25 @@ def test_a_yes_after_a_word_of_thanks_or_praise_confirms(text: str):
 @pytest.mark.parametrize("text", ["lovely, quick question first", "great, but add Slack"])
 def test_praise_without_a_yes_is_no_confirmation(text: str):
     assert heuristic_verdict(text) != "confirmed"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Looks right, build it. The invoice should say 'Net 30'.",
+        "Yes that's correct, please build. Also use the course name in the message.",
+        "yesss do it",
+        "Right, please build that.",
+        "Yes please. Could it skip bank holidays?",
+    ],
+)
+def test_a_clear_go_with_a_detail_or_a_question_confirms(text: str):
+    assert heuristic_verdict(text) == "confirmed"
+
+
+def test_a_go_that_changes_a_catalogue_item_still_amends():
+    notes = Notes(mentioned_integrations=["gmail", "slack"], mentioned_tools=[])
+    verdict, _rule = override(
+        "Yes build it, but post to Microsoft Teams instead.", notes, CATALOGUE, "confirmed"
+    )
+    assert verdict == "amend"

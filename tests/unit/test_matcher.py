@@ -1286,3 +1286,46 @@ def test_later_rounds_removals_and_senses(text: str, mentioned: set[str], remove
 )
 def test_later_rounds_tools_by_what_they_do(text: str, expected: set[str]):
     assert set(detect(text, CATALOGUE).mentioned) == expected
+
+
+# The fifteenth and sixteenth rounds (d33-d36), in other words, with near misses.
+@pytest.mark.parametrize(
+    ("text", "mentioned", "removed"),
+    [
+        ("A former manager set up something like this in Airtable.", set(), set()),
+        ("I'd rather do it by hand than go back to Trello.", set(), {"trello"}),
+        ("In Notion.. nah Trello actually, that's what we use.", {"trello"}, set()),
+        ("The gate intercom has a card reader.", set(), set()),
+        ("Ask the intercom guy about the badges.", set(), set()),
+        ("Deals move to 'Won' or 'Declined' in HubSpot.", {"hubspot"}, set()),
+        ("Notion? Declined, we use Airtable.", {"airtable"}, {"notion"}),
+        ("She tutors Linear Algebra on Tuesdays.", set(), set()),
+        ("Track the bug in Linear.", {"linear"}, set()),
+        ("My outlook on this is simple: keep it small.", set(), set()),
+        ("The spring flood outlook is out.", set(), set()),
+    ],
+)
+def test_latest_rounds_senses_and_removals(text: str, mentioned: set[str], removed: set[str]):
+    result = detect(text, CATALOGUE)
+    assert (set(result.mentioned), set(result.removed)) == (mentioned, removed)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Take the figures from each photograph of the meter.", {"ocr"}),
+        ("Check it every 3 hrs.", {"scheduler"}),
+        ("Post the handover note at the end of each shift.", {"text_summarizer", "scheduler"}),
+        ("Price per kg times 40 head.", {"calculator"}),
+        ("Compare the two totals and show the absolute difference.", {"calculator"}),
+        ("Score each reply for tone.", {"sentiment"}),
+        ("Then a search of the web for news on it.", {"web_search"}),
+        ("The ERP posts to a URL we give it when an order ships.", {"webhook"}),
+        ("I run a chess club, Monday and Friday nights.", set()),
+        ("Run it Monday and Friday nights.", {"scheduler"}),
+        ("People fill in a Tally form.", set()),
+        ("Keep a tally of the votes.", {"calculator"}),
+    ],
+)
+def test_latest_rounds_tools_by_what_they_do(text: str, expected: set[str]):
+    assert set(detect(text, CATALOGUE).mentioned) == expected
