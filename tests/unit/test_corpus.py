@@ -25,7 +25,7 @@ CORPORA = [ROOT.parent / "shared" / "eval" / "cases", ROOT / "eval" / "cases"]
 CASES = [json.loads(f.read_text()) for folder in CORPORA for f in sorted(folder.glob("*.json"))]
 CATALOGUE = load_catalogue()
 # The floor the rules hold on the corpus today; a change that loses a case fails here.
-MIN_PASSED = 788
+MIN_PASSED = 817
 
 
 def passes(case: dict, plan: list[str]) -> bool:
