@@ -358,6 +358,28 @@ AS_IS = re.compile(
     r"(?<!\w)(?:as\s+(?:they|it)\s+(?:are|is|come|stand)|as[\s-]is|unchanged|untouched|verbatim)(?!\w)",
     re.IGNORECASE,
 )
+# Leading cues that are no removal after certain words: (the cue, the words before it, whether
+# they may stand anywhere earlier in the sentence rather than right before the cue).
+EXCUSED_CUES: tuple[tuple[re.Pattern[str], re.Pattern[str], bool], ...] = (
+    (re.compile(r"clos.*", re.IGNORECASE), NOUN_BEFORE, False),  # "our close Google Sheet"
+    (re.compile(r"ignores?", re.IGNORECASE), OTHERS_BEFORE, False),  # "they ignore Slack DMs"
+    (re.compile(r"without", re.IGNORECASE), AS_IS, True),  # "as they are, without translation"
+)
+
+
+def _excused(text: str, match: re.Match[str]) -> bool:
+    """Whether a leading cue is excused by what stands before it (see EXCUSED_CUES)."""
+    for cue, before, whole_sentence in EXCUSED_CUES:
+        if cue.fullmatch(match[0]):
+            start = (
+                sentence_start(text, match.start())
+                if whole_sentence
+                else max(0, match.start() - WINDOW)
+            )
+            return before.search(text, start, match.start()) is not None
+    return False
+
+
 STILL_GONE = re.compile(r"\s+(?:any\s*more|no\s+more|any\s+longer)(?!\w)", re.IGNORECASE)
 # "drop the file into Dropbox": drop as "put", not as "remove".
 PLACEMENT = re.compile(r"\s+(?:into|onto|in|to|inside)(?!\w)(?!\s+favou?r)", re.IGNORECASE)
@@ -392,17 +414,7 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
             _in_condition(text, match.start()) or _excepted(text, match.end())
         ):
             continue
-        if match[0].lower().startswith("clos") and NOUN_BEFORE.search(
-            text, max(0, match.start() - WINDOW), match.start()
-        ):
-            continue  # "our close Google Sheet", "the month-end close": the noun
-        if match[0].lower() in ("ignore", "ignores") and OTHERS_BEFORE.search(
-            text, max(0, match.start() - WINDOW), match.start()
-        ):
-            continue  # "they ignore Slack DMs": what others do, the reason for a restriction
-        if match[0].lower() == "without" and AS_IS.search(
-            text, sentence_start(text, match.start()), match.start()
-        ):
+        if _excused(text, match):
             continue
         removed |= _after(text, match, hits, starts)
     for match in TRAILING.finditer(text):
