@@ -19,7 +19,7 @@ COPY schemas ./schemas
 COPY state ./state
 COPY shared ./shared
 COPY services ./services
-COPY catalogue ./catalogue
+COPY catalog ./catalog
 # The locked dependencies first (hash-checked), then planwire itself without resolving
 # anything more. Wheels wherever they exist; recurrent publishes only an sdist (pure
 # Python), so sources are allowed, and the slim base has no compiler: a dependency that

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from planwire.topology import SERVICES, node
 from schemas.plan import RunStep
 from schemas.topics import Topic, all_topics

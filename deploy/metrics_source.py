@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("shared", "services", "planwire", "catalogue", "schemas")
+PACKAGES = ("shared", "services", "planwire", "catalog", "schemas")
 DEFINITION = re.compile(
     r"\b(Counter|Gauge|Histogram|Summary)\(\s*(?:name\s*=\s*)?[\"'](planwire_\w+)[\"']"
 )

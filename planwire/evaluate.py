@@ -396,7 +396,7 @@ def compare_text(comparison: dict[str, Any]) -> str:
 
 def scripted_server(kind: str, paths: list[Path]) -> scripted.ScriptedServer:
     """The loopback server of a scripted annotator model over the raw case files."""
-    from catalogue import load_catalogue
+    from catalog import load_catalogue
     from planwire import scripted
 
     catalogue = load_catalogue()

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from catalogue import Catalogue, detect, evidence, names, removal_cue
-from catalogue.lexicon import phrase_hits
-from catalogue.phrases import alias_hits
+from catalog import Catalogue, detect, evidence, names, removal_cue
+from catalog.lexicon import phrase_hits
+from catalog.phrases import alias_hits
 from shared.model.quoting import CLOSE, OPEN
 from shared.model.tokens import estimate_messages, estimate_text
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalogue import Catalogue, load_catalogue
+from catalog import Catalogue, load_catalogue
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
 from schemas.envelope import Event
 from schemas.plan import (

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from faststream import Context
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
 from schemas.turn import ContextTrimmed, Notes, NotesUpdated, Phase
 from services.annotator import logic, prompt, recall

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from catalogue import (
+from catalog import (
     Catalogue,
     MatchResult,
     detect,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from schemas.turn import ChatMessage, Notes
 from shared.model.quoting import quoted_user_text
 

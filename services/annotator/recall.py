@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from redis.asyncio import Redis
 
-from catalogue import Catalogue, find_mentions
+from catalog import Catalogue, find_mentions
 from schemas.turn import ContextTrimmed
 from shared import recall
 from state import outline as outline_record

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from faststream import Context
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
 from schemas.turn import ContextTrimmed, Notes, Phase
 from services.classifier import logic, prompt, store

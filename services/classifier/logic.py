@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from catalogue import Catalogue, detect
+from catalog import Catalogue, detect
 from schemas.turn import Notes
 
 Verdict = Literal["confirmed", "amend", "unclear"]

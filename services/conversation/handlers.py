@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from faststream import Context
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from schemas.confirmation import ReplyClassified
 from schemas.envelope import Event
 from schemas.turn import NotesUpdated, Phase, ReplyGenerated

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from schemas.turn import Notes
 
 CONFIRM_PROMPT = "Shall I build it? Reply yes to confirm, or tell me what to change."

@@ -8,7 +8,7 @@ import re
 import secrets
 from typing import Any
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from schemas.outline import Outline, OutlineAction
 from schemas.turn import MAX_MESSAGE_CHARS
 

@@ -19,7 +19,7 @@ from pydantic_settings import SettingsConfigDict
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from planwire import topology
 from schemas.turn import TurnReceived
 from services.gateway import access, auth, handlers, logic, routes

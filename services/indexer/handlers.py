@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from faststream import Context
 from prometheus_client import Counter
 
-from catalogue import Catalogue, find_mentions
+from catalog import Catalogue, find_mentions
 from schemas.outline import IndexedTurn, Outline
 from schemas.turn import TurnReceived
 from services.indexer import logic, prompt

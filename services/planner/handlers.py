@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from faststream import Context
 from prometheus_client import Counter
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from schemas.confirmation import RequirementsConfirmed
 from schemas.plan import PlanCompiled
 from schemas.turn import Notes, Phase

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from schemas.plan import PlanNode
 from schemas.turn import Notes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from schemas.turn import Notes
 from services.planner.logic import noted_ids
 

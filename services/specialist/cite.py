@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from catalogue import CatalogueEntry
+from catalog import CatalogueEntry
 from schemas.outline import IndexedTurn
 from services.specialist import logic
 

@@ -10,7 +10,7 @@ import uuid
 from itertools import pairwise
 from typing import Any
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from services.specialist import values
 from state.plan import PlanLog
 

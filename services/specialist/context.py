@@ -14,7 +14,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from catalogue import CatalogueEntry
+from catalog import CatalogueEntry
 from schemas.plan import PlanNode
 from schemas.turn import ChatMessage
 from shared.model.quoting import quoted_user_text

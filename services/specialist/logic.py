@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from catalogue import CatalogueEntry
+from catalog import CatalogueEntry
 from schemas.turn import ChatMessage
 from services.specialist import extract, values
 from shared.model.jsonschema_lite import SchemaViolation, validate

@@ -17,7 +17,7 @@ from typing import Any
 
 from faststream.asgi import AsgiFastStream
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from planwire import topology
 from schemas.plan import RunStep
 from services.specialist import handlers

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from schemas.plan import RunStep, StepCompleted
 from services.specialist import logic
 from services.specialist.context import StepContext

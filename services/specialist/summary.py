@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from services.specialist import values
 
 ROLE_WORDS = {

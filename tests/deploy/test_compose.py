@@ -9,7 +9,7 @@ import subprocess
 
 import yaml
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from schemas.plan import FIXED_RUNNERS
 from schemas.topics import all_topics
 from tests.deploy.tools import ROOT, require_tool, run

@@ -11,7 +11,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from schemas.plan import FIXED_RUNNERS
 from tests.deploy.tools import ROOT, run
 

@@ -12,7 +12,7 @@ import pytest
 from cloudcoil.models.keda.v1alpha1 import ScaledObject
 from pydantic import ValidationError
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from deploy.inventory import workloads
 from deploy.k8s_scaling import GATEWAY_MAX
 from schemas.topics import all_topics

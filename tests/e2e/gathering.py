@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from planwire.client import SessionClient
 from planwire.evaluate import MAX_NUDGES, NUDGE
 

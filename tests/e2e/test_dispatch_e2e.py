@@ -26,7 +26,7 @@ import pytest_asyncio
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from redis.asyncio import Redis
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from planwire.stack import BROKER_PRODUCER_ENV
 from schemas.confirmation import RequirementsConfirmed
 from schemas.plan import FIXED_RUNNERS, RunStep, StepCompleted, StepProgressed, WorkflowCompleted

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from planwire.client import SessionClient
 from tests.e2e.gathering import gather
 

@@ -20,7 +20,7 @@ from axe_playwright_python.async_playwright import Axe
 from playwright.async_api import expect
 from redis.asyncio import Redis
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from planwire.procs import Child, free_ports, stop_children
 from planwire.stack import EmbeddedStack
 from shared.redis import session_key

@@ -8,7 +8,7 @@ import httpx
 import pytest_asyncio
 from redis.asyncio import Redis
 
-from catalogue import find_mentions, load_catalogue
+from catalog import find_mentions, load_catalogue
 from schemas.outline import IndexedTurn, Outline
 from services.gateway.store import SessionStore
 from services.indexer import logic

@@ -8,7 +8,7 @@ import pytest_asyncio
 from prometheus_client import REGISTRY
 from redis.asyncio import Redis
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from schemas.turn import TurnReceived
 from services.indexer import handlers, logic
 from services.indexer.main import service

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import pytest_asyncio
 from redis.asyncio import Redis
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from schemas.confirmation import RequirementsConfirmed
 from schemas.envelope import Event
 from schemas.plan import (

@@ -9,7 +9,7 @@ import uuid
 import pytest_asyncio
 from redis.asyncio import Redis
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from schemas.turn import ContextTrimmed, ReplyGenerated, TurnReceived
 from services.annotator.recall import earlier_block
 from services.indexer import handlers as indexer

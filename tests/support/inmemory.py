@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager, suppress
 from faststream.kafka import TestKafkaBroker
 from redis.asyncio import Redis
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from planwire.evaluate import MAX_NUDGES, NUDGE
 from planwire.topology import SERVICES
 from schemas.envelope import Event

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from catalogue import find_mentions, load_catalogue
+from catalog import find_mentions, load_catalogue
 
 CATALOGUE = load_catalogue()
 SUBJECTS = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from catalogue import detect, load_catalogue
+from catalog import detect, load_catalogue
 
 CATALOGUE = load_catalogue()
 

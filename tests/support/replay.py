@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from planwire.evaluate import MAX_NUDGES, NUDGE
 from schemas.turn import Notes
 from services.annotator import logic as annotator

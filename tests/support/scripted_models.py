@@ -7,7 +7,7 @@ what is under test when the replay plays a whole corpus in milliseconds.
 
 from __future__ import annotations
 
-from catalogue import Catalogue
+from catalog import Catalogue
 from planwire import scripted
 from schemas.turn import Notes
 from services.annotator.logic import ModelView

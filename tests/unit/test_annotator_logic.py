@@ -6,7 +6,7 @@ from functools import reduce
 
 import pytest
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from schemas.turn import Notes
 from services.annotator.logic import ModelView, fold
 

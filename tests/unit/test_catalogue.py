@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from catalogue import Catalogue, CatalogueEntry, CatalogueError, load_catalogue, parse_catalogue
+from catalog import Catalogue, CatalogueEntry, CatalogueError, load_catalogue, parse_catalogue
 
 CATALOGUE = load_catalogue()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from schemas.turn import Notes
 from services.classifier.logic import heuristic_verdict, override
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from schemas.turn import Notes
 from services.planner.logic import Proposal, compile_plan
 from services.specialist import compose, logic, summary, values

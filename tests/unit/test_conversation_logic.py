@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from schemas.turn import Notes
 from services.conversation import logic
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from planwire.evaluate import case_from, score
 from services.conversation.logic import same_text
 from tests.support.replay import replay

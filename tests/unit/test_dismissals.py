@@ -1,10 +1,10 @@
-"""Dismissals said about a clause, not beside the item (catalogue/dismissals.py)."""
+"""Dismissals said about a clause, not beside the item (catalog/dismissals.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from catalogue import detect, find_mentions, load_catalogue
+from catalog import detect, find_mentions, load_catalogue
 from tests.support.reading import reading
 
 CATALOGUE = load_catalogue()

@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LOCAL_PACKAGES = ("services", "shared", "schemas", "catalogue", "planwire")
+LOCAL_PACKAGES = ("services", "shared", "schemas", "catalog", "planwire")
 FORBIDDEN = ("shared.model", "openai")
 
 

@@ -48,7 +48,7 @@ def test_resume_point_follows_last_event_id(header, start):
 
 
 def test_the_page_gets_every_catalogue_name_and_the_threshold():
-    from catalogue import load_catalogue
+    from catalog import load_catalogue
 
     catalogue = load_catalogue()
     view = logic.catalogue_view(catalogue, 0.8)

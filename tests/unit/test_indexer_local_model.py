@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from catalogue import find_mentions, load_catalogue
+from catalog import find_mentions, load_catalogue
 from schemas.outline import IndexedTurn, Outline
 from services.indexer import handlers, logic
 from shared.model import OpenAIModel

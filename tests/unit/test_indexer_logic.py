@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from catalogue import find_mentions, load_catalogue
+from catalog import find_mentions, load_catalogue
 from schemas.outline import IndexedTurn, Outline
 from services.indexer import logic
 from services.indexer.logic import Limits, Proposal

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catalogue import MatchResult, detect, evidence, find_mentions, load_catalogue
+from catalog import MatchResult, detect, evidence, find_mentions, load_catalogue
 from tests.support.reading import reading
 
 CATALOGUE = load_catalogue()

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from schemas.turn import Notes
 from services.planner import logic
 from services.planner.logic import Proposal

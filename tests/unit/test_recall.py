@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from catalogue import find_mentions, load_catalogue
+from catalog import find_mentions, load_catalogue
 from schemas.outline import IndexedTurn, Outline
 from schemas.plan import PlanNode
 from services.indexer import logic

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from planwire import scripted
 from schemas.turn import Notes
 from services.annotator.prompt import output_schema, user_prompt

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalogue import load_catalogue
+from catalog import load_catalogue
 from schemas.plan import PlanNode
 from schemas.turn import ChatMessage, Notes
 from services.planner.logic import Proposal, compile_plan

@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from catalogue.model import Catalogue
+from catalog.model import Catalogue
 
 # Letters, digits or "_" on either side mean the alias is part of a longer word
 # ("steams", "xslacky"); \w is Unicode-aware, so accented letters count too.

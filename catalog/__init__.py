@@ -1,6 +1,6 @@
 """The specialist catalogue: validated data plus the rules that find items in user text."""
 
-from catalogue.matcher import (
+from catalog.matcher import (
     MatchResult,
     detect,
     evidence,
@@ -8,14 +8,14 @@ from catalogue.matcher import (
     names,
     taken_back_from,
 )
-from catalogue.model import (
+from catalog.model import (
     Catalogue,
     CatalogueEntry,
     CatalogueError,
     load_catalogue,
     parse_catalogue,
 )
-from catalogue.removals import removal_cue
+from catalog.removals import removal_cue
 
 __all__ = [
     "Catalogue",

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import re
 
-from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start
+from catalog.phrases import REF, SENTENCE_END, Hit, sentence_start
 
 # "No.", "Nope!", "hmm no, forget it", "actually no, skip the calendar bit", "nah".
 # A "no" that goes on to say something else ("No emojis", "No, that's fine") is not one.
 # "Hmm no, this season we made a Telegram group": a hesitation, then no, then something else;
-# it takes back the sentence before when that names one item (more: catalogue/dismissals.py).
+# it takes back the sentence before when that names one item (more: catalog/dismissals.py).
 HESITANT_NO = re.compile(
     r"\s*(?:(?:hmm+|hm+|um+|uh+|ah+|actually|wait|oh)[\s,.]+)+(?:no|nah|nope)(?:,|\s+[-–—])",
     re.IGNORECASE,

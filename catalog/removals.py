@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, within, words
+from catalog.phrases import REF, SENTENCE_END, Hit, sentence_start, within, words
 
 _LEADING = (
     r"drop(?:ping)?",

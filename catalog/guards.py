@@ -12,9 +12,9 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from catalogue.lexicon import compiled
-from catalogue.model import CatalogueEntry
-from catalogue.phrases import SENTENCE, Hit, sentence_start, words
+from catalog.lexicon import compiled
+from catalog.model import CatalogueEntry
+from catalog.phrases import SENTENCE, Hit, sentence_start, words
 
 # How far back the context checks look: enough for a few words, and linear in text length.
 WINDOW = 24

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from recurrent.event_parser import RecurringEvent
 
-from catalogue.phrases import SENTENCE, Hit, words
+from catalog.phrases import SENTENCE, Hit, words
 
 WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 DAYPART = r"(?:morning|afternoon|evening|night)"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from catalogue.model import Catalogue
-from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, words
+from catalog.model import Catalogue
+from catalog.phrases import REF, SENTENCE_END, Hit, sentence_start, words
 
 # Right before the item, with at most a preposition or "use" between.
 CHOSEN_BEFORE = re.compile(

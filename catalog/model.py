@@ -23,7 +23,7 @@ from pydantic import (
     model_validator,
 )
 
-from catalogue.schema_rules import check_config_schema
+from catalog.schema_rules import check_config_schema
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
 PACKAGED_FILE = "catalogue.json"
@@ -48,7 +48,7 @@ class CatalogueEntry(BaseModel):
     name: str
     aliases: tuple[str, ...]
     config_schema: dict[str, Any]
-    # The paraphrase lexicon (catalogue/lexicon.py syntax): ways people refer to the item
+    # The paraphrase lexicon (catalog/lexicon.py syntax): ways people refer to the item
     # without naming it ("text me" for SMS). A hit counts like an alias, after the aliases.
     phrases: tuple[str, ...] = ()
     # Generic nouns that point back at the item once it is noted ("drop the sheet"): they
@@ -190,7 +190,7 @@ def load_catalogue(path: Path | None = None) -> Catalogue:
 
 @lru_cache(maxsize=1)
 def _packaged() -> Catalogue:
-    text = resources.files("catalogue").joinpath(PACKAGED_FILE).read_text(encoding="utf-8")
+    text = resources.files("catalog").joinpath(PACKAGED_FILE).read_text(encoding="utf-8")
     return _decode(text, PACKAGED_FILE)
 
 

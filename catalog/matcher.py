@@ -11,9 +11,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from catalogue.choices import chosen_ids, chosen_over
-from catalogue.dismissals import dismissed_indices
-from catalogue.guards import (
+from catalog.choices import chosen_ids, chosen_over
+from catalog.dismissals import dismissed_indices
+from catalog.guards import (
     allowed,
     covered,
     left_of_capacity_hits,
@@ -23,12 +23,12 @@ from catalogue.guards import (
     summary_noun_hits,
     web_lookup_hits,
 )
-from catalogue.lexicon import phrase_hits, ref_hits
-from catalogue.model import Catalogue
-from catalogue.phrases import REF, Hit, alias_hits, without_overlaps
-from catalogue.removals import historical_indices, removed_indices
-from catalogue.retractions import corrects_previous, persisting, rejected_indices
-from catalogue.schedule import schedule_hits
+from catalog.lexicon import phrase_hits, ref_hits
+from catalog.model import Catalogue
+from catalog.phrases import REF, Hit, alias_hits, without_overlaps
+from catalog.removals import historical_indices, removed_indices
+from catalog.retractions import corrects_previous, persisting, rejected_indices
+from catalog.schedule import schedule_hits
 
 # Items whose references are patterns rather than fixed phrases; used only when the
 # catalogue has the id.

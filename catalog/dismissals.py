@@ -19,7 +19,7 @@ import itertools
 import re
 from collections.abc import Callable
 
-from catalogue.phrases import REF, SENTENCE_END, Hit, sentence_start, words
+from catalog.phrases import REF, SENTENCE_END, Hit, sentence_start, words
 
 REJECTION = words(
     r"don['’]?t\s+build\s+(?:anything|it|this|that)"

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from catalogue.model import Catalogue
-from catalogue.phrases import Hit, words
+from catalog.model import Catalogue
+from catalog.phrases import Hit, words
 
 INFLECTION = r"(?:s|es|ed|d|ing)?"
 # A gap word may carry a percent or currency sign ("work out the 21% VAT") or be a path
