@@ -29,6 +29,8 @@ from catalog.phrases import REF, Hit, alias_hits, without_overlaps
 from catalog.removals import historical_indices, removed_indices
 from catalog.retractions import corrects_previous, persisting, rejected_indices
 from catalog.schedule import schedule_hits
+from catalog.structure import data_roles, roles
+from catalog.typos import typo_hits
 
 # Items whose references are patterns rather than fixed phrases; used only when the
 # catalogue has the id.
@@ -103,7 +105,7 @@ def hits(text: str, catalogue: Catalogue) -> list[Hit]:
     """
     found = [
         hit for hit in alias_hits(text, catalogue) if product_sense(text, hit, catalogue[hit.id])
-    ]
+    ] + typo_hits(text, catalogue)
     for id_, finder in FINDERS.items():
         found += finder(text) if catalogue.get(id_) is not None else []
     named = without_overlaps([hit for hit in found if allowed(text, hit)])
@@ -160,6 +162,15 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     gone = {candidates[i] for i in indices}
     then = {candidates[i] for i in history}
     taken_back = {candidates[i] for i in retracted}
+    # Where the rules saw a plain mention, the sentence's structure may see more. A time is
+    # not an app: "I don't want a message every day" is about how often, which the schedule
+    # rules read.
+    plain = [h for h in found if h not in gone | then | taken_back and h.id != "scheduler"]
+    read = roles(text, plain)
+    gone |= {hit for hit, role in read.items() if role == "turned_down"}
+    then |= {hit for hit, role in read.items() if role == "context"}
+    data = data_roles(text, [h for h in found if h in gone and h not in taken_back])
+    gone, then = gone - data, then | data
     last = {
         hit.id: "retracted"
         if hit in taken_back

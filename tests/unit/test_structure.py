@@ -1,0 +1,89 @@
+"""What a sentence's structure says of the apps it names (catalog/structure.py), through
+`detect`: each kind in words no rule lists, with near misses that must stay wanted."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog import detect, load_catalogue
+
+CATALOGUE = load_catalogue()
+
+
+def reading(text: str) -> tuple[set[str], set[str], set[str]]:
+    found = detect(text, CATALOGUE)
+    return set(found.mentioned), set(found.removed), set(found.past)
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("Please do NOT open anything in Jira for these, just email me.", "jira"),
+        ("No Slack ping for the small ones; a text message is plenty.", "slack"),
+        ("Nothing goes into Trello from this, ever.", "trello"),
+        ("Not WhatsApp, that's my own number. Telegram is fine.", "whatsapp"),
+        ("I was weighing Notion for this, but a plain Google Sheet will do.", "notion"),
+    ],
+)
+def test_a_negation_or_an_option_passed_over_turns_the_app_down(text, item):
+    mentioned, removed, _past = reading(text)
+    assert item in removed and item not in mentioned
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        (
+            "We were on Salesforce until spring and then cancelled it. Put leads in HubSpot.",
+            "salesforce",
+        ),
+        ("My brother swears by Airtable. I only want a Google Sheet.", "airtable"),
+        ("My wife's firm uses Microsoft Teams; we're a Slack shop.", "microsoft_teams"),
+        ("Leave out anyone with hotmail addresses when you send the Gmail reminders.", "outlook"),
+        ("Is the Stripe API any good? Not for now. Read the orders from Shopify.", "stripe"),
+        ("The previous intern mailed a Gmail group by hand. Post it to Slack now.", "gmail"),
+    ],
+)
+def test_history_other_peoples_tools_data_and_asides_are_context(text, item):
+    mentioned, removed, past = reading(text)
+    assert item in past and item not in mentioned and item not in removed
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("Don't post to Slack unless the order is over $500.", "slack"),  # a condition
+        ("Don't text anyone after 9pm, otherwise send the SMS straight away.", "twilio_sms"),
+        ("I never want to miss a Shopify order again.", "shopify"),  # a wish
+        ("Our team lives in Slack, so post it there.", "slack"),  # the user's own team
+        ("When a deal closes in Salesforce, tell the team in Slack.", "salesforce"),
+        ("We moved to HubSpot last year; new contacts come from there.", "hubspot"),
+        ("Send it from our Gmail address to the client.", "gmail"),  # one address: the sender
+        ("Put the rows in the sheet, not in Notion, and post a Slack message.", "slack"),
+    ],
+)
+def test_near_misses_stay_wanted(text, item):
+    mentioned, removed, past = reading(text)
+    assert item in mentioned and item not in removed | past
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("each new order in shopfiy should go to the sheet", "shopify"),
+        ("send a txt through twillio", "twilio_sms"),
+        ("put it in my google calender", "google_calendar"),
+        ("whatsap the driver the address", "whatsapp"),
+    ],
+)
+def test_a_product_name_with_a_slip_still_names_it(text, item):
+    assert item in reading(text)[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a thin gold strip on the box", "hello, the next message goes to my team"],
+)
+def test_words_near_a_name_that_is_also_a_word_name_nothing(text):
+    mentioned, removed, past = reading(text)
+    assert not mentioned | removed | past
