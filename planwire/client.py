@@ -115,6 +115,13 @@ class SessionClient:
         state: dict[str, Any] = response.json()
         return state
 
+    async def workflow(self, workflow_id: str) -> dict[str, Any]:
+        """The saved workflow document as `GET /v1/workflows/{id}` serves it."""
+        response = await self.http.get(f"/v1/workflows/{workflow_id}")
+        response.raise_for_status()
+        document: dict[str, Any] = response.json()
+        return document
+
     async def _read_stream(self) -> None:
         last_id = None
         tries = 0

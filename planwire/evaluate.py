@@ -1,9 +1,10 @@
-"""`planwire eval`: play scripted conversations and score the compiled plans.
+"""`planwire eval`: play scripted conversations, score the compiled plans and saved workflows.
 
-The contract is ../shared/eval/FORMAT.md: one line per case, a last line
-`eval: P/N passed, recall R, precision P, forbidden F, extra E, prompt_tokens T`, an optional
-JSON report, and exit status 0 only when every case passed. A case that errors or never
-reaches a plan counts every expected id as missing, so a broken run can never look better.
+The contract is ../shared/eval/FORMAT.md (v2): one line per case, a last line
+`eval: P/N passed, recall R, precision P, forbidden F, extra E, shape S, prompt_tokens T`, an
+optional JSON report, and exit status 0 only when every case passed. A case that errors or
+never reaches a plan counts every expected id as missing and every shape check as failed, so
+a broken run can never look better. The shape checks themselves are planwire/shape.py.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planwire.client import SessionClient
+from planwire.shape import shape_checks, shape_errors
 
 if TYPE_CHECKING:
     from planwire import scripted
@@ -29,7 +31,7 @@ FINAL_EVENTS = {"workflow_completed", "workflow_failed"}
 
 @dataclass
 class Case:
-    """One scripted conversation and what its plan must (not) contain."""
+    """One scripted conversation, what its plan must (not) contain and how it is wired."""
 
     id: str
     turns: list[str]
@@ -37,6 +39,9 @@ class Case:
     expected: list[str]
     absent: list[str]
     allowed: list[str] = field(default_factory=list)
+    trigger: str | None = None  # the catalogue id that starts the workflow; None: unchecked
+    order: list[tuple[str, str]] = field(default_factory=list)  # [a, b]: a path leads a -> b
+    values: dict[str, list[str]] = field(default_factory=dict)  # id or "*" -> texts in its config
 
 
 @dataclass
@@ -48,6 +53,7 @@ class CaseResult:
     missing: list[str] = field(default_factory=list)
     forbidden: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
+    shape: list[str] = field(default_factory=list)  # shape errors in words (planwire.shape)
     turns: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -55,6 +61,7 @@ class CaseResult:
     seconds: float = 0.0
     plan: list[str] = field(default_factory=list)
     error: str | None = None
+    workflow: dict[str, Any] | None = None  # the saved document, as the gateway serves it
 
 
 def case_files(paths: list[Path]) -> list[Path]:
@@ -78,6 +85,9 @@ def case_from(raw: dict[str, Any]) -> Case:
         expected,
         expect.get("absent", []),
         expect.get("allowed", []),
+        expect.get("trigger"),
+        [(a, b) for a, b in expect.get("order", [])],
+        {key: list(texts) for key, texts in expect.get("values", {}).items()},
     )
 
 
@@ -94,19 +104,25 @@ def score(case: Case, plan: list[str]) -> tuple[list[str], list[str], list[str]]
 
 async def run_case(case: Case, gateway_url: str, timeout_s: float) -> CaseResult:
     """Play a case through the gateway; never raises, a failure is a failed result."""
-    # Until a plan is scored, every expected id is missing: an error must not raise recall.
+    # Until a plan is scored, every expected id is missing and every shape check failed: an
+    # error must not raise recall or hide a shape error.
     started, result = (
         time.monotonic(),
-        CaseResult(case.id, passed=False, missing=list(case.expected)),
+        CaseResult(
+            case.id, passed=False, missing=list(case.expected), shape=shape_errors(case, None)
+        ),
     )
     try:
         async with SessionClient(gateway_url, timeout_s=timeout_s) as session:
             result.turns = await converse(session, case)
             final = await session.wait_for(lambda e: e.type in FINAL_EVENTS)
             state = await session.state()
+            if final.type == "workflow_completed":
+                result.workflow = await session.workflow(final.data["workflow_id"])
         result.plan = next((e.data["specialists"] for e in session.seen if e.type == "plan"), [])
         result.missing, result.forbidden, result.extra = score(case, result.plan)
-        clean = not (result.missing or result.forbidden or result.extra)
+        result.shape = shape_errors(case, result.workflow)
+        clean = not (result.missing or result.forbidden or result.extra or result.shape)
         result.passed = final.type == "workflow_completed" and clean
         result.error = None if final.type == "workflow_completed" else final.data.get("reason")
         usage = state.get("usage", {})
@@ -151,6 +167,7 @@ def summarize(results: list[CaseResult], cases: list[Case], model: str) -> dict[
     expected = sum(len(c.expected) for c in cases)
     found = sum(len(c.expected) - len(r.missing) for c, r in zip(cases, results, strict=False))
     planned = sum(len(set(r.plan)) for r in results)
+    shaped = [r for c, r in zip(cases, results, strict=False) if shape_checks(c)]
     return {
         "cases": len(results),
         "passed": sum(r.passed for r in results),
@@ -158,6 +175,11 @@ def summarize(results: list[CaseResult], cases: list[Case], model: str) -> dict[
         "precision": round(found / planned, 2) if planned else (1.0 if not expected else 0.0),
         "forbidden": sum(len(r.forbidden) for r in results),
         "extra": sum(len(r.extra) for r in results),
+        "shape": sum(len(r.shape) for r in results),
+        "shape_checks": sum(shape_checks(c) for c in cases),
+        # The cases that make shape checks, and how many of those passed outright.
+        "shape_cases": len(shaped),
+        "shape_cases_passed": sum(r.passed for r in shaped),
         "prompt_tokens": sum(r.prompt_tokens for r in results),
         "completion_tokens": sum(r.completion_tokens for r in results),
         "model": model,
@@ -168,6 +190,7 @@ def case_line(result: CaseResult) -> str:
     """One printed line per case."""
     status = "PASS" if result.passed else "FAIL"
     detail = f"missing={result.missing} forbidden={result.forbidden} extra={result.extra}"
+    detail += f" shape={result.shape}"
     detail += f" error={result.error}" if result.error else ""
     return f"{status} {result.id} ({result.turns} turns, {result.seconds}s) plan={result.plan} {detail}"
 
@@ -177,7 +200,17 @@ def last_line(summary: dict[str, Any]) -> str:
     return (
         f"eval: {summary['passed']}/{summary['cases']} passed, recall {summary['recall']:.2f}, "
         f"precision {summary['precision']:.2f}, forbidden {summary['forbidden']}, extra {summary['extra']}, "
-        f"prompt_tokens {summary['prompt_tokens']}"
+        f"shape {summary['shape']}, prompt_tokens {summary['prompt_tokens']}"
+    )
+
+
+def shape_line(summary: dict[str, Any]) -> str:
+    """The line before the last: shape checks passed, and the cases with shape checks that
+    passed outright (apps and shape), so a pass rate of each can be read."""
+    checks = summary["shape_checks"]
+    return (
+        f"shape checks: {checks - summary['shape']}/{checks} passed; "
+        f"cases fully right: {summary['shape_cases_passed']}/{summary['shape_cases']}"
     )
 
 
@@ -236,8 +269,14 @@ def run_eval(
         scripted=scripted,
         on_result=printed,
     )
+    return conclude(results, summary, report)
+
+
+def conclude(results: list[CaseResult], summary: dict[str, Any], report: Path | None) -> bool:
+    """Write the report when asked, print the closing lines; True when every case passed."""
     if report:
         report.write_text(report_json(results, summary))
+    print(shape_line(summary), flush=True)
     print(last_line(summary), flush=True)
     return bool(summary["passed"] == summary["cases"])
 

@@ -16,8 +16,9 @@ from tests.e2e.gathering import CASES_DIR
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
 LAST_LINE = re.compile(
-    r"^eval: (\d+)/(\d+) passed, recall (\d\.\d\d), precision (\d\.\d\d), forbidden (\d+), extra (\d+), prompt_tokens (\d+)$"
+    r"^eval: (\d+)/(\d+) passed, recall (\d\.\d\d), precision (\d\.\d\d), forbidden (\d+), extra (\d+), shape (\d+), prompt_tokens (\d+)$"
 )
+SHAPE_LINE = re.compile(r"^shape checks: (\d+)/(\d+) passed; cases fully right: (\d+)/(\d+)$")
 # Slack stays in the conversation, so a plan that honours the notes must contain it: the
 # case forbids it on purpose, and the eval must say so and fail.
 CONTRADICTED = {
@@ -54,8 +55,9 @@ def test_eval_passes_a_shared_case_and_reports_it(stack, tmp_path):
     lines = done.stdout.strip().splitlines()
     assert done.returncode == 0, done.stdout + done.stderr
     assert lines[0].startswith("PASS support-triage") and LAST_LINE.match(lines[-1]).groups()[
-        :6
-    ] == ("1", "1", "1.00", "1.00", "0", "0")
+        :7
+    ] == ("1", "1", "1.00", "1.00", "0", "0", "0")
+    assert SHAPE_LINE.match(lines[-2])
     data = json.loads(report.read_text())
     case = data["cases"][0]
     assert {
@@ -69,8 +71,13 @@ def test_eval_passes_a_shared_case_and_reports_it(stack, tmp_path):
         "completion_tokens",
         "seconds",
         "plan",
+        "shape",
+        "workflow",
     } <= set(case)
     assert case["passed"] and {"zendesk", "jira", "sentiment"} <= set(case["plan"])
+    # The saved document as the gateway serves it, one node per planned app.
+    assert case["workflow"]["format"].startswith("planwire.workflow/")
+    assert [n.get("app") or n["specialist"] for n in case["workflow"]["nodes"]] == case["plan"]
     assert data["summary"] | {"prompt_tokens": 0, "completion_tokens": 0} == {
         "cases": 1,
         "passed": 1,
@@ -78,6 +85,10 @@ def test_eval_passes_a_shared_case_and_reports_it(stack, tmp_path):
         "precision": 1.0,
         "forbidden": 0,
         "extra": 0,
+        "shape": 0,
+        "shape_checks": 0,
+        "shape_cases": 0,
+        "shape_cases_passed": 0,
         "prompt_tokens": 0,
         "completion_tokens": 0,
         "model": "heuristic",
@@ -92,7 +103,43 @@ def test_eval_fails_with_exit_1_when_a_plan_holds_a_forbidden_id(stack, tmp_path
     assert done.returncode == 1, done.stdout + done.stderr
     assert lines[0].startswith("FAIL contradicted") and "forbidden=['slack']" in lines[0]
     # stripe found, slack planned: recall 1/1, precision 1/2.
-    assert LAST_LINE.match(lines[-1]).groups()[:6] == ("0", "1", "1.00", "0.50", "1", "0")
+    assert LAST_LINE.match(lines[-1]).groups()[:7] == ("0", "1", "1.00", "0.50", "1", "0", "0")
+
+
+# The right apps, wired from the event the user named: a case expecting another trigger and a
+# channel nobody said fails on the saved document alone, and says so.
+WRONG_SHAPE = {
+    "id": "wrong-shape",
+    "title": "A case whose trigger and a value the conversation contradicts",
+    "turns": [
+        "When a Stripe payment succeeds, post a note to Slack in #payments.",
+        "That's everything, please confirm.",
+    ],
+    "confirm": "Yes, build it.",
+    "expect": {
+        "integrations": ["stripe", "slack"],
+        "tools": [],
+        "absent": [],
+        "trigger": "slack",
+        "order": [["stripe", "slack"]],
+        "values": {"slack": ["#payments", "#refunds"]},
+    },
+}
+
+
+def test_eval_fails_a_case_on_the_shape_of_the_saved_workflow(stack, tmp_path):
+    wrong = tmp_path / "wrong-shape.json"
+    wrong.write_text(json.dumps(WRONG_SHAPE))
+    report = tmp_path / "report.json"
+    done = run_eval(stack.gateway_url, wrong, report=report)
+    lines = done.stdout.strip().splitlines()
+    assert done.returncode == 1, done.stdout + done.stderr
+    errors = ["trigger is stripe, expected slack", "slack config lacks '#refunds'"]
+    assert lines[0].startswith("FAIL wrong-shape") and f"shape={errors}" in lines[0]
+    assert SHAPE_LINE.match(lines[-2]).groups() == ("2", "4", "0", "1")
+    assert LAST_LINE.match(lines[-1]).groups()[:7] == ("0", "1", "1.00", "1.00", "0", "0", "2")
+    case = json.loads(report.read_text())["cases"][0]
+    assert case["shape"] == errors and case["workflow"]["trigger"]["node"] is not None
 
 
 # "over teams" is ambiguous to the rules ("teams" needs product context); a model may settle
