@@ -16,6 +16,7 @@ from catalog.operations import (
     OperationsError,
     load_operations,
     operations_for,
+    operations_table,
     parse_operations,
 )
 from catalog.schema_rules import check_config_schema
@@ -221,3 +222,12 @@ def test_an_unreadable_file_fails_naming_it(tmp_path: Path) -> None:
     path.write_text("{not json")
     with pytest.raises(OperationsError, match=r"operations\.json: not valid JSON"):
         load_operations(path)
+
+
+def test_the_operations_table_in_the_docs_is_current() -> None:
+    doc = (ROOT / "docs" / "workflow-format.md").read_text()
+    start, end = "<!-- operations table: generated -->\n", "<!-- end of operations table -->"
+    table = doc.split(start, 1)[1].split(end, 1)[0]
+    assert table == operations_table(OPERATIONS), (
+        "docs/workflow-format.md is stale: paste `python -m catalog.operations` between the markers"
+    )
