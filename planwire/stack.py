@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planwire import probes
+from planwire.datadir import DataLock
 from planwire.procs import Child, StackError, free_ports, stop_children
 from planwire.topology import (
     ServiceSpec,
@@ -237,6 +238,8 @@ class EmbeddedStack:
 
     Use `with EmbeddedStack() as stack:`, `async with`, or `start()`/`stop()` (`start()` also
     works inside a running event loop). `settings` are model settings (`ModelSettings`).
+    `data_dir` keeps Valkey's AOF and noida-db's log across runs (`planwire up`; locked while
+    the stack runs, planwire/datadir.py); without it they live in `log_dir` and go with it.
     """
 
     def __init__(
@@ -246,12 +249,16 @@ class EmbeddedStack:
         log_dir: str | Path | None = None,
         service_env: dict[str, dict[str, str]] | None = None,
         replicas: dict[str, int] | None = None,
+        data_dir: str | Path | None = None,
     ) -> None:
         from shared.model.factory import ModelSettings  # late: pulls in the OpenAI client
 
         self.settings = settings or ModelSettings()
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="planwire-stack-"))
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        # Without a data folder the data is as throwaway as the logs (tests, eval, bench).
+        self.data_dir = Path(data_dir) if data_dir else self.log_dir
+        self.lock: DataLock | None = None
         self.broker = broker_kind()
         self.bootstrap = self.redis_url = ""
         self.service_urls: dict[str, str] = {}
@@ -284,6 +291,8 @@ class EmbeddedStack:
 
     async def astart(self, services: list[ServiceSpec] | None = None) -> EmbeddedStack:
         """`start()` for async callers; on any failure stops what it started, then raises."""
+        if self.data_dir != self.log_dir:
+            self.lock = DataLock(self.data_dir)  # before any child can touch the folder
         atexit.register(self.stop)
         try:
             await self._start(embedded_services(self.settings) if services is None else services)
@@ -298,6 +307,8 @@ class EmbeddedStack:
         infra, self.infra = self.infra, []
         stop_children(services)
         stop_children(infra)
+        if self.lock is not None:
+            self.lock.release()  # only once Valkey has written its last and exited
         atexit.unregister(self.stop)
 
     async def astop(self) -> None:
@@ -325,12 +336,12 @@ class EmbeddedStack:
         broker = self._spawn(
             self.infra,
             self.broker,
-            broker_argv(self.broker, self.bootstrap, self.log_dir / "broker-data"),
+            broker_argv(self.broker, self.bootstrap, self.data_dir / "broker-data"),
         )
         valkey = self._spawn(
             self.infra,
             "valkey",
-            valkey_argv(redis_port, self.log_dir / "valkey-data"),
+            valkey_argv(redis_port, self.data_dir / "valkey-data"),
         )
         model = self._start_local_model()  # loads while the broker comes up
         await probes.all_or_none(
