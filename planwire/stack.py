@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -25,6 +26,7 @@ from planwire import probes
 from planwire.datadir import DataLock
 from planwire.procs import Child, StackError, free_ports, stop_children
 from planwire.topology import (
+    LAG_EXPORTER,
     ServiceSpec,
     embedded_services,
     embedded_topics,
@@ -269,6 +271,7 @@ class EmbeddedStack:
         self.replicas = replicas or {}
         self.infra: list[Child] = []
         self.services: list[Child] = []
+        self.peers: list[str] = []  # health URLs the gateway's /ready asks (`_gateway_env`)
 
     @property
     def gateway_url(self) -> str:
@@ -350,6 +353,11 @@ class EmbeddedStack:
         topics = embedded_topics(self.replicas)
         await ensure_topics(self.bootstrap, [(t.name, t.partitions) for t in topics])
         self.env = self._common_env(await self._model_env(model))
+        self.peers = [
+            f"http://{HOST}:{port}/health"
+            for spec, port in zip(specs, ports, strict=False)
+            if not replica_of(spec.name, "gateway") and spec.name != LAG_EXPORTER.name
+        ]
         children = [
             self._start_service(spec, port) for spec, port in zip(specs, ports, strict=False)
         ]
@@ -407,13 +415,22 @@ class EmbeddedStack:
                 await asyncio.to_thread(child.popen.wait, DYING_S)
             except subprocess.TimeoutExpired:
                 raise StackError(f"{name} is still running; kill it first") from None
-        child.start()
+        self.respawn(name)
         if name == "valkey":
             await probes.valkey_ready(child, self.redis_url, timeout_s)
         elif name == self.broker:
             await probes.broker_ready(child, self.bootstrap, timeout_s)
         elif name in self.service_urls:
             await probes.http_healthy(child, self.service_urls[name], timeout_s)
+
+    def respawn(self, name: str) -> Child:
+        """Start an exited part again with the same command, port and log; no waiting."""
+        child = self.child(name)
+        if child.running():
+            raise StackError(f"{name} is still running; kill it first")
+        # Anything the dead part spawned is in its group and may still hold its port.
+        child.signal_group(signal.SIGKILL)
+        return child.start()
 
     def _spawn(
         self, group: list[Child], name: str, argv: list[str], env: dict[str, str] | None = None
@@ -427,6 +444,7 @@ class EmbeddedStack:
             **self.env,
             "PLANWIRE_HTTP_PORT": str(port),
             **spec.env,
+            **self._gateway_env(spec.name),
             **self.service_env.get(self._service_of(spec.name), {}),
             **self.service_env.get(spec.name, {}),
         }
@@ -434,6 +452,12 @@ class EmbeddedStack:
         return self._spawn(
             self.services, spec.name, [sys.executable, "-m", spec.module, *spec.args], env
         )
+
+    def _gateway_env(self, name: str) -> dict[str, str]:
+        """The gateway's /ready also asks the services a turn needs (not the lag exporter)."""
+        if not replica_of(name, "gateway"):
+            return {}
+        return {"PLANWIRE_READY_PEERS": json.dumps(self.peers)}
 
     def _service_of(self, name: str) -> str:
         """The service a process belongs to (`annotator-2` -> `annotator`)."""
