@@ -58,15 +58,21 @@ def up(
         "least that many partitions).",
     ),
 ) -> None:
-    """Start broker, Valkey and every service on loopback; Ctrl-C or SIGTERM stops them all."""
+    """Start broker, Valkey and every service on loopback, and start again any that exits;
+    data stays in $PLANWIRE_DATA_DIR (default ~/.local/share/planwire) from one run to the
+    next. Ctrl-C or SIGTERM stops them all."""
+    from planwire.datadir import default_data_dir
     from planwire.stack import EmbeddedStack  # late: keeps `planwire run` light
+    from planwire.supervise import supervise
 
-    stack = EmbeddedStack(_model_settings(model), replicas=_replicas(replicas))
+    stack = EmbeddedStack(
+        _model_settings(model), replicas=_replicas(replicas), data_dir=default_data_dir()
+    )
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         stack.start(parse_services(services) if services else None)
         _announce(stack)
-        _watch(stack)
+        supervise(stack, lambda line: typer.echo(line, err=True))
     except KeyboardInterrupt:
         typer.echo("stopping", err=True)
     except StackError as exc:
@@ -100,35 +106,21 @@ def _interrupt(_signum: int, _frame: object) -> None:
 
 
 def _announce(stack: EmbeddedStack) -> None:
-    """Print where everything listens; tests read the `gateway:` and `pids:` lines."""
+    """Print where everything listens; tests read the `gateway:`, `data:` and `pids:` lines."""
     from planwire.stack import BROKER_WARNINGS
+    from planwire.supervise import record_pids
 
     for name, url in stack.service_urls.items():
         typer.echo(f"{name}: {url}")
-    pids = " ".join(map(str, stack.pids))
-    (stack.log_dir / "pids").write_text(pids + "\n")
     typer.echo(
-        f"broker: {stack.bootstrap}\nredis: {stack.redis_url}\nlogs: {stack.log_dir}\npids: {pids}"
+        f"broker: {stack.bootstrap}\nredis: {stack.redis_url}\ndata: {stack.data_dir}\n"
+        f"logs: {stack.log_dir}\npids: {record_pids(stack)}"
     )
     if warning := BROKER_WARNINGS.get(stack.broker):
         typer.echo(f"warning: {warning}", err=True)
     if stack.gateway_url:
         typer.echo(f"open {stack.gateway_url}/ in a browser for the page")
     typer.echo("planwire is up; Ctrl-C to stop.")
-
-
-def _watch(stack: EmbeddedStack) -> None:
-    """Wait for a signal, reporting any child that exits on its own meanwhile."""
-    reported: set[str] = set()
-    while True:
-        time.sleep(0.5)
-        for child in [*stack.infra, *stack.services]:
-            if not child.running() and child.name not in reported:
-                reported.add(child.name)
-                typer.echo(
-                    f"warning: {child.name} exited ({child.returncode}); log {child.log}",
-                    err=True,
-                )
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -168,6 +160,9 @@ def demo(
         state = run_demo(settings, open_page=open_page)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+    except StackError as exc:  # e.g. the data folder is in use by a running `planwire up`
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
     if state["phase"] != "completed":
         raise typer.Exit(1)
 

@@ -101,12 +101,15 @@ def run_demo(settings: ModelSettings | None = None, *, open_page: bool = False) 
     With `open_page`, the played conversation is then opened in a browser (the gateway's
     page) and the stack stays up until Ctrl-C or SIGTERM.
     """
+    from planwire.datadir import default_data_dir
     from planwire.stack import EmbeddedStack
 
     console = Console()
     started = time.monotonic()
-    with EmbeddedStack(settings) as stack:
+    # The demo's conversation and workflow stay in the user's data folder, as `up`'s do.
+    with EmbeddedStack(settings, data_dir=default_data_dir()) as stack:
         console.print(f"stack up in {time.monotonic() - started:.1f}s; gateway {stack.gateway_url}")
+        console.print(f"data: {stack.data_dir}")
         state = asyncio.run(play(stack.gateway_url, console))
         console.print(f"demo finished in {time.monotonic() - started:.1f}s")
         if open_page:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -22,8 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planwire import probes
+from planwire.datadir import DataLock
 from planwire.procs import Child, StackError, free_ports, stop_children
 from planwire.topology import (
+    LAG_EXPORTER,
     ServiceSpec,
     embedded_services,
     embedded_topics,
@@ -237,6 +240,8 @@ class EmbeddedStack:
 
     Use `with EmbeddedStack() as stack:`, `async with`, or `start()`/`stop()` (`start()` also
     works inside a running event loop). `settings` are model settings (`ModelSettings`).
+    `data_dir` keeps Valkey's AOF and noida-db's log across runs (`planwire up`; locked while
+    the stack runs, planwire/datadir.py); without it they live in `log_dir` and go with it.
     """
 
     def __init__(
@@ -246,12 +251,16 @@ class EmbeddedStack:
         log_dir: str | Path | None = None,
         service_env: dict[str, dict[str, str]] | None = None,
         replicas: dict[str, int] | None = None,
+        data_dir: str | Path | None = None,
     ) -> None:
         from shared.model.factory import ModelSettings  # late: pulls in the OpenAI client
 
         self.settings = settings or ModelSettings()
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="planwire-stack-"))
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        # Without a data folder the data is as throwaway as the logs (tests, eval, bench).
+        self.data_dir = Path(data_dir) if data_dir else self.log_dir
+        self.lock: DataLock | None = None
         self.broker = broker_kind()
         self.bootstrap = self.redis_url = ""
         self.service_urls: dict[str, str] = {}
@@ -262,6 +271,7 @@ class EmbeddedStack:
         self.replicas = replicas or {}
         self.infra: list[Child] = []
         self.services: list[Child] = []
+        self.peers: list[str] = []  # health URLs the gateway's /ready asks (`_gateway_env`)
 
     @property
     def gateway_url(self) -> str:
@@ -284,6 +294,8 @@ class EmbeddedStack:
 
     async def astart(self, services: list[ServiceSpec] | None = None) -> EmbeddedStack:
         """`start()` for async callers; on any failure stops what it started, then raises."""
+        if self.data_dir != self.log_dir:
+            self.lock = DataLock(self.data_dir)  # before any child can touch the folder
         atexit.register(self.stop)
         try:
             await self._start(embedded_services(self.settings) if services is None else services)
@@ -298,6 +310,8 @@ class EmbeddedStack:
         infra, self.infra = self.infra, []
         stop_children(services)
         stop_children(infra)
+        if self.lock is not None:
+            self.lock.release()  # only once Valkey has written its last and exited
         atexit.unregister(self.stop)
 
     async def astop(self) -> None:
@@ -325,12 +339,12 @@ class EmbeddedStack:
         broker = self._spawn(
             self.infra,
             self.broker,
-            broker_argv(self.broker, self.bootstrap, self.log_dir / "broker-data"),
+            broker_argv(self.broker, self.bootstrap, self.data_dir / "broker-data"),
         )
         valkey = self._spawn(
             self.infra,
             "valkey",
-            valkey_argv(redis_port, self.log_dir / "valkey-data"),
+            valkey_argv(redis_port, self.data_dir / "valkey-data"),
         )
         model = self._start_local_model()  # loads while the broker comes up
         await probes.all_or_none(
@@ -339,6 +353,11 @@ class EmbeddedStack:
         topics = embedded_topics(self.replicas)
         await ensure_topics(self.bootstrap, [(t.name, t.partitions) for t in topics])
         self.env = self._common_env(await self._model_env(model))
+        self.peers = [
+            f"http://{HOST}:{port}/health"
+            for spec, port in zip(specs, ports, strict=False)
+            if not replica_of(spec.name, "gateway") and spec.name != LAG_EXPORTER.name
+        ]
         children = [
             self._start_service(spec, port) for spec, port in zip(specs, ports, strict=False)
         ]
@@ -396,13 +415,22 @@ class EmbeddedStack:
                 await asyncio.to_thread(child.popen.wait, DYING_S)
             except subprocess.TimeoutExpired:
                 raise StackError(f"{name} is still running; kill it first") from None
-        child.start()
+        self.respawn(name)
         if name == "valkey":
             await probes.valkey_ready(child, self.redis_url, timeout_s)
         elif name == self.broker:
             await probes.broker_ready(child, self.bootstrap, timeout_s)
         elif name in self.service_urls:
             await probes.http_healthy(child, self.service_urls[name], timeout_s)
+
+    def respawn(self, name: str) -> Child:
+        """Start an exited part again with the same command, port and log; no waiting."""
+        child = self.child(name)
+        if child.running():
+            raise StackError(f"{name} is still running; kill it first")
+        # Anything the dead part spawned is in its group and may still hold its port.
+        child.signal_group(signal.SIGKILL)
+        return child.start()
 
     def _spawn(
         self, group: list[Child], name: str, argv: list[str], env: dict[str, str] | None = None
@@ -416,6 +444,7 @@ class EmbeddedStack:
             **self.env,
             "PLANWIRE_HTTP_PORT": str(port),
             **spec.env,
+            **self._gateway_env(spec.name),
             **self.service_env.get(self._service_of(spec.name), {}),
             **self.service_env.get(spec.name, {}),
         }
@@ -423,6 +452,12 @@ class EmbeddedStack:
         return self._spawn(
             self.services, spec.name, [sys.executable, "-m", spec.module, *spec.args], env
         )
+
+    def _gateway_env(self, name: str) -> dict[str, str]:
+        """The gateway's /ready also asks the services a turn needs (not the lag exporter)."""
+        if not replica_of(name, "gateway"):
+            return {}
+        return {"PLANWIRE_READY_PEERS": json.dumps(self.peers)}
 
     def _service_of(self, name: str) -> str:
         """The service a process belongs to (`annotator-2` -> `annotator`)."""

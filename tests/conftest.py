@@ -1,10 +1,14 @@
-"""Test-wide setup: a terminated test run still stops every process it started."""
+"""Test-wide setup: a terminated test run still stops every process it started, and no test
+writes to the user's planwire data folder."""
 
 from __future__ import annotations
 
 import atexit
+import itertools
 import os
 import signal
+
+import pytest
 
 
 def _stop_and_exit(_signum: int, _frame: object) -> None:
@@ -16,3 +20,16 @@ def _stop_and_exit(_signum: int, _frame: object) -> None:
 
 
 signal.signal(signal.SIGTERM, _stop_and_exit)
+_COUNT = itertools.count()
+
+
+@pytest.fixture(autouse=True)
+def throwaway_data_dir(request, tmp_path_factory, monkeypatch):
+    """`planwire up` and `demo` keep data in the user's folder: never while testing.
+
+    Each test gets its own folder name (created only by a stack that uses it), so no test
+    finds another's sessions and no test run writes to ~/.local/share/planwire.
+    """
+    name = "".join(c if c.isalnum() else "-" for c in request.node.name)[:60]
+    base = tmp_path_factory.getbasetemp() / "planwire-data"
+    monkeypatch.setenv("PLANWIRE_DATA_DIR", str(base / f"{next(_COUNT)}-{name}"))

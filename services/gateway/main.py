@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Literal
 
+import httpx
 from aiokafka.errors import KafkaConnectionError, KafkaTimeoutError
 from fastapi import FastAPI, Request, Response
 from fastapi.exception_handlers import http_exception_handler
@@ -27,7 +28,7 @@ from services.gateway.limits import BodyLimit, Limits, Refusal, StreamSlots
 from services.gateway.metrics import phase_sampler
 from services.gateway.outbox import OutboxHub
 from services.gateway.store import SessionStore
-from shared.app import PROBE_TIMEOUT_S, reachable
+from shared.app import PROBE_TIMEOUT_S, Check, reachable
 from shared.redis import make_redis
 from shared.service import Service
 from shared.settings import InfraSettings
@@ -60,9 +61,14 @@ class Settings(InfraSettings):
     phase_sample_s: float = 15.0
     # The annotator's setting (same variable, PLANWIRE_READY_THRESHOLD): the page draws it.
     ready_threshold: float = 0.8
+    # Health URLs of the services a conversation needs (set by the embedded stack only, as a
+    # JSON list): /ready says 503 while one does not answer, so a local user's gateway does
+    # not look fine while a turn would wait for a dead annotator.
+    ready_peers: list[str] = []
 
 
 WEB = Path(__file__).parent / "web"
+PEER_TIMEOUT_S = 1.0  # a stopped peer must not hold /ready up to the whole probe timeout
 # The page loads only its own files and talks only to this origin.
 PAGE_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
@@ -154,11 +160,21 @@ async def health() -> Response:
 
 @app.get("/ready", include_in_schema=False)
 async def ready() -> Response:
-    """Readiness: 204 while the broker and Redis answer, 503 otherwise (shared/app.py)."""
+    """Readiness: 204 while the broker, Redis and any `ready_peers` answer, else 503."""
     store = getattr(app.state, "store", None)
-    checks = [lambda: broker.ping(PROBE_TIMEOUT_S)]
+    checks = [lambda: broker.ping(PROBE_TIMEOUT_S), *(peer(url) for url in settings.ready_peers)]
     ok = store is not None and await reachable(*checks, store.redis.ping)
     return Response(status_code=204 if ok else 503)
+
+
+def peer(url: str) -> Check:
+    """A readiness check: the service at `url` answers its /health within a second."""
+
+    async def answers() -> bool:
+        async with httpx.AsyncClient(timeout=PEER_TIMEOUT_S, trust_env=False) as http:
+            return (await http.get(url)).is_success
+
+    return answers
 
 
 @app.exception_handler(RequestValidationError)

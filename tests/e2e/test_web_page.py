@@ -7,6 +7,7 @@ each test has its own browser context. Screenshots: artifacts/web/<test>/ (print
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -155,6 +156,35 @@ async def test_a_conversation_becomes_a_saved_workflow_in_the_page(web_stack, br
         await expect(page.locator("#error")).to_contain_text("Not now: the session is completed")
         await expect(page.locator("#message")).to_have_value("One more thing: also email me.")
         await shots.take(page, "conflict")
+        await a_new_conversation_after_a_completed_one_starts_with_an_empty_plan(page, shots)
+
+
+async def a_new_conversation_after_a_completed_one_starts_with_an_empty_plan(page, shots) -> None:
+    """Issue 31's bug: the plan panel of the next conversation said "Built and saved as wf-…".
+
+    The completed conversation is opened again with its event stream held back, so the plan
+    is not drawn and the panel shows the saved workflow's id (what `showWorkflow` writes).
+    """
+    release = asyncio.Event()
+
+    async def hold(route) -> None:
+        await release.wait()
+        with contextlib.suppress(Exception):  # the page may have closed that stream meanwhile
+            await route.continue_()
+
+    await page.route("**/events?*", hold)
+    await page.reload()
+    await expect(page.locator("#plan-empty")).to_have_text(re.compile(r"^Built and saved as wf-"))
+    await page.get_by_role("button", name="New conversation").click()
+    await expect(page.locator("#messages li")).to_have_count(0)
+    await expect(page.locator("#plan-empty")).to_be_visible()
+    await expect(page.locator("#plan-empty")).to_have_text(
+        "The plan appears once the summary is confirmed."
+    )
+    await expect(page.locator("#workflow")).to_be_hidden()
+    await shots.take(page, "new-after-completed")
+    release.set()
+    await page.unroute("**/events?*", hold)
 
 
 async def test_a_late_answer_about_older_notes_does_not_paint_over_newer_ones(

@@ -6,6 +6,9 @@ import { drawOutline, drawPlan, STATES } from "./plan.js";
 const $ = (id) => document.getElementById(id);
 const CONFIRM_TEXT = "Yes, that's everything. Please build it.";
 const OPEN_PHASES = new Set(["gathering", "confirming"]);
+// The empty plan panel's own words: a saved workflow without a drawn plan replaces them
+// (`showWorkflow`), and the next conversation must not inherit that.
+const PLAN_EMPTY_TEXT = $("plan-empty").textContent;
 
 const page = {
   catalogue: { threshold: 0.8, entries: {} },
@@ -156,6 +159,7 @@ function resetView() {
   $("fixed-steps").replaceChildren();
   $("pipeline").hidden = true;
   $("plan-empty").hidden = false;
+  $("plan-empty").textContent = PLAN_EMPTY_TEXT;
   $("plan-progress").textContent = "";
   $("workflow").hidden = true;
   $("outline").hidden = true;
