@@ -19,6 +19,7 @@ from catalog.guards import (
     left_of_capacity_hits,
     picture_text_hits,
     product_sense,
+    sentence_of,
     sentiment_scale_hits,
     summary_noun_hits,
     web_lookup_hits,
@@ -71,6 +72,11 @@ class MatchResult:
     removed_refs: tuple[tuple[str, ...], ...] = ()
     restored_refs: tuple[tuple[str, ...], ...] = ()
     swap: bool = False
+    quotes: tuple[tuple[str, str], ...] = ()  # (id, the sentence of its last reference)
+
+    def quote(self, id_: str) -> str:
+        """The user's sentence that last refers to the id in this message ("" if none)."""
+        return next((q for i, q in reversed(self.quotes) if i == id_), "")
 
 
 # "use Teams instead", "back to Slack", "switch to Discord": the new item replaces another.
@@ -206,6 +212,7 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
             if hit not in gone and hit not in then and not bare(text, hit) and restores(text, hit)
         ),
         swap=bool(found) and bool(SWAP.search(text)),
+        quotes=tuple((hit.id, sentence_of(text, hit.start).strip()) for hit in found),
     )
 
 
@@ -293,13 +300,17 @@ def evidence(id: str, text: str, catalogue: Catalogue) -> str | None:
 
 
 def names(id: str, quote: str, catalogue: Catalogue) -> bool:
-    """Whether the quote names the item by an alias or a lexicon phrase (idioms excepted).
+    """Whether the quote names the item by an alias, a lexicon phrase or a name with a slip
+    (idioms excepted).
 
     Looser than `hits`: a model's judgment may settle what the sense rules left ambiguous.
     """
     entry, finder = catalogue.get(id), FINDERS.get(id)
     if entry is None:
         return False
-    found = [h for h in alias_hits(quote, catalogue) + phrase_hits(quote, catalogue) if h.id == id]
+    every = (
+        alias_hits(quote, catalogue) + phrase_hits(quote, catalogue) + typo_hits(quote, catalogue)
+    )
+    found = [h for h in every if h.id == id]
     found += finder(quote) if finder else []
     return any(not (entry.ordinary and covered(quote, h, entry.ordinary)) for h in found)

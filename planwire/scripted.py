@@ -2,7 +2,7 @@
 
 They prove the precedence rules both ways on the real stack (README, "Rules and the model").
 The oracle knows each case's answer and proposes it with the user's own words as evidence,
-so code must accept it; the liar proposes items and removals the user never supported, so
+so code must accept it; the liar invents apps and quotes words the user never wrote, so
 code must reject all of it and build the same plan as with no model at all.
 
 Both answer the annotator's OpenAI-compatible chat calls from a loopback server that the
@@ -19,15 +19,15 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from catalog import Catalogue, detect, evidence, names, removal_cue
+from catalog import Catalogue, detect, evidence, names
 from catalog.lexicon import phrase_hits
 from catalog.phrases import alias_hits
+from catalog.typos import typo_hits
 from shared.model.quoting import CLOSE, OPEN
 from shared.model.tokens import estimate_messages, estimate_text
 
-# The bounds of the annotator's output schema (services/annotator/prompt.py).
-MAX_EVIDENCE = 48
-MAX_MENTIONS, MAX_REMOVALS = 2, 1
+# The bound of a verdict's evidence in the annotator's output schema (services/annotator/prompt.py).
+MAX_EVIDENCE = 80
 SENTENCE = re.compile(r"[^.!?;\n]+")
 # The labelled lines of the annotator's per-turn prompt.
 PREVIOUS = re.compile(r"^Previous notes: (?P<notes>\{.*\})$", re.MULTILINE)
@@ -36,10 +36,10 @@ LATEST = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 
-# (previous notes as a dict, the user's latest message) -> (mentions, removals), each a
-# list of (id, evidence quote).
-Proposal = tuple[list[tuple[str, str]], list[tuple[str, str]]]
-Script = Callable[[dict[str, Any], str], Proposal]
+# (previous notes as a dict, the user's latest message) -> verdicts, each
+# (id, role, evidence quote); roles as the annotator's schema names them.
+Verdict = tuple[str, str, str]
+Script = Callable[[dict[str, Any], str], list[Verdict]]
 
 
 def quotes(text: str, phrase: str) -> list[str]:
@@ -62,74 +62,62 @@ def quotes(text: str, phrase: str) -> list[str]:
     return [q for q in found if q and q in text]
 
 
-def _quote_for(id_: str, text: str, catalogue: Catalogue, removal: bool) -> str | None:
-    """A quote that names the item (and holds a removal cue, for a removal)."""
+def _quote_for(id_: str, text: str, catalogue: Catalogue) -> str | None:
+    """A quote of the user's words that refers to the item, if the message does."""
     # Where the rules did not read it, the alias or phrase a judgement may settle.
+    every = alias_hits(text, catalogue) + phrase_hits(text, catalogue) + typo_hits(text, catalogue)
     phrase = evidence(id_, text, catalogue) or next(
-        (
-            text[h.start : h.end]
-            for h in alias_hits(text, catalogue) + phrase_hits(text, catalogue)
-            if h.id == id_
-        ),
-        None,
+        (text[h.start : h.end] for h in every if h.id == id_), None
     )
     if phrase is None:
         return None
-    return next(
-        (
-            q
-            for q in quotes(text, phrase)
-            if names(id_, q, catalogue) and (not removal or removal_cue(q))
-        ),
-        None,
-    )
+    return next((q for q in quotes(text, phrase) if names(id_, q, catalogue)), None)
 
 
 def oracle(cases: list[dict[str, Any]], catalogue: Catalogue) -> Script:
-    """Per message: the case's expected items the user last names here, and its absent items
-    the user last names here with a removal cue. Items the rules miss come first, since the
-    schema allows two mentions and one removal."""
+    """A correct model: per message, every app of the case that the message refers to, with
+    its role in the case's answer (expected apps wanted, absent ones turned down or, where
+    the rules read history, context) and the user's words as evidence."""
     by_turn: dict[str, list[dict[str, Any]]] = {}
     for case in cases:
         for turn in case["turns"]:
             by_turn.setdefault(turn.strip(), []).append(case)
 
-    def last_turn(case: dict[str, Any], id_: str) -> str | None:
-        named = [t for t in case["turns"] if names(id_, t, catalogue)]
-        return named[-1].strip() if named else None
-
-    def answer(_notes: dict[str, Any], text: str) -> Proposal:
+    def answer(_notes: dict[str, Any], text: str) -> list[Verdict]:
         text = text.strip()
-        mentions: list[tuple[str, str]] = []
-        removals: list[tuple[str, str]] = []
+        verdicts: list[Verdict] = []
         ruled = detect(text, catalogue)
         for case in by_turn.get(text, [])[:1]:
             expect = case["expect"]
-            wanted = [*expect["integrations"], *expect["tools"]]
-            for id_ in sorted(wanted, key=lambda i: i in ruled.mentioned):
-                quote = _quote_for(id_, text, catalogue, removal=False)
-                if last_turn(case, id_) == text and quote:
-                    mentions.append((id_, quote))
-            for id_ in sorted(expect.get("absent", []), key=lambda i: i in ruled.removed):
-                quote = _quote_for(id_, text, catalogue, removal=True)
-                if last_turn(case, id_) == text and quote:
-                    removals.append((id_, quote))
-        return mentions[:MAX_MENTIONS], removals[:MAX_REMOVALS]
+            for id_ in [*expect["integrations"], *expect["tools"]]:
+                if quote := _quote_for(id_, text, catalogue):
+                    verdicts.append((id_, "wanted", quote))
+            for id_ in expect.get("absent", []):
+                role = "context" if id_ in ruled.past else "turned_down"
+                if quote := _quote_for(id_, text, catalogue):
+                    verdicts.append((id_, role, quote))
+        return verdicts
 
     return answer
 
 
 def liar(catalogue: Catalogue) -> Script:
-    """Invents items the message does not name, quotes words the user never wrote, and
-    removes noted items with a quote that names them but holds no removal cue."""
+    """Invents apps the message does not name, and turns noted apps down or into context
+    with words the user never wrote."""
 
-    def answer(notes: dict[str, Any], text: str) -> Proposal:
+    def answer(notes: dict[str, Any], text: str) -> list[Verdict]:
         named = {i for i in catalogue.ids if names(i, text, catalogue)}
         invented = [i for i in catalogue.ids if i not in named][:2]
-        mentions = [(invented[0], text[:MAX_EVIDENCE]), (invented[1], f"add {invented[1]}")]
+        verdicts: list[Verdict] = [
+            (invented[0], "wanted", text[:MAX_EVIDENCE]),
+            (invented[1], "wanted", f"add {invented[1]}"),
+        ]
         noted = [*notes.get("mentioned_integrations", []), *notes.get("mentioned_tools", [])]
-        removals = [(i, entry.name) for i in noted if (entry := catalogue.get(i))]
-        return mentions, removals[:MAX_REMOVALS]
+        for i in noted:
+            if (entry := catalogue.get(i)) is not None:
+                verdicts.append((i, "turned_down", f"please drop {entry.name} entirely"))
+                verdicts.append((i, "context", f"we used {entry.name} years ago"))
+        return [v for v in verdicts if v[2] not in text]
 
     return answer
 
@@ -138,11 +126,10 @@ def annotator_answer(script: Script, prompt: str) -> dict[str, Any]:
     """The annotator's JSON output for one per-turn prompt."""
     previous, latest = PREVIOUS.search(prompt), LATEST.search(prompt)
     notes = json.loads(previous["notes"]) if previous else {}
-    mentions, removals = script(notes, latest["text"] if latest else "")
+    verdicts = script(notes, latest["text"] if latest else "")
     return {
         "requirement_summary": "",
-        "mentioned": [{"id": i, "evidence": q[:MAX_EVIDENCE]} for i, q in mentions],
-        "removed": [{"id": i, "evidence": q[:MAX_EVIDENCE]} for i, q in removals],
+        "apps": [{"id": i, "role": r, "evidence": q[:MAX_EVIDENCE]} for i, r, q in verdicts],
         "confidence_score": 0.5,
         "hints": [],
     }

@@ -34,6 +34,27 @@ class ChatMessage(BaseModel):
     turn_id: str = Field(max_length=64, description="The user turn this line belongs to.")
 
 
+Role = Literal["wanted", "turned_down", "context"]
+
+
+class Reference(BaseModel):
+    """An app the user referred to, what they meant by it, and their words."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(max_length=64, description="Catalogue id of the app or tool.")
+    role: Role = Field(
+        description="wanted (the workflow uses it), turned_down (ruled out or taken back) or "
+        "context (history, someone else's tool, an aside, data, an ordinary word)."
+    )
+    quote: str = Field(
+        default="", max_length=400, description="The user's words that decided the role."
+    )
+    by: Literal["rules", "model"] = Field(
+        default="rules", description="Who read the role: code's rules or a checked model verdict."
+    )
+
+
 class Notes(BaseModel):
     """The shadow annotator's accumulated, structured notes about the requirements."""
 
@@ -53,6 +74,11 @@ class Notes(BaseModel):
     )
     removed: list[str] = Field(
         default_factory=list, description="Catalogue ids the user explicitly removed."
+    )
+    references: list[Reference] = Field(
+        default_factory=list,
+        description="Every app the user referred to, once each, with its latest role and quote; "
+        "only wanted ones are in the forcing fields.",
     )
     confidence_score: float = Field(
         default=0.0,

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from faststream import Context
 
-from catalog import Catalogue
+from catalog import Catalogue, find_mentions
 from schemas.confirmation import ReplyClassified, RequirementsConfirmed
 from schemas.turn import ContextTrimmed, Notes, NotesUpdated, Phase
 from services.annotator import logic, prompt, recall
@@ -111,12 +111,13 @@ async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic
             "content": earlier + prompt.user_prompt(previous, last_reply, context.user_text),
         },
     ]
+    referenced = len(find_mentions(context.user_text, deps.catalogue))
     result = await deps.model.structured(
         "annotator",
         messages,
-        prompt.output_schema(deps.catalogue),
+        prompt.output_schema(deps.catalogue, referenced),
         fallback=dict,
-        max_tokens=prompt.MAX_TOKENS,
+        max_tokens=prompt.max_tokens(referenced),
     )
     return view_from(result.data)
 
@@ -131,10 +132,17 @@ def quoted_pairs(items: object) -> tuple[tuple[str, str], ...]:
 
 def view_from(data: dict[str, Any]) -> logic.ModelView:
     """Read the model's JSON into a ModelView, tolerating missing fields."""
+    apps = data.get("apps", ())
+    verdicts = [a for a in apps if isinstance(a, dict)] if isinstance(apps, list) else []
+
+    def of(role: str) -> tuple[tuple[str, str], ...]:
+        return quoted_pairs([a for a in verdicts if a.get("role") == role])
+
     return logic.ModelView(
         summary=str(data.get("requirement_summary", "")),
-        mentions=quoted_pairs(data.get("mentioned", ())),
-        removals=quoted_pairs(data.get("removed", ())),
+        mentions=of("wanted"),
+        removals=of("turned_down"),
+        context=of("context"),
         confidence=data.get("confidence_score"),
         hints=tuple(str(h) for h in data.get("hints", ())),
     )

@@ -7,7 +7,7 @@ mentions); these rules decide what the notes finally hold.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from catalog import (
     Catalogue,
@@ -15,10 +15,9 @@ from catalog import (
     detect,
     find_mentions,
     names,
-    removal_cue,
     taken_back_from,
 )
-from schemas.turn import ChatMessage, Notes
+from schemas.turn import ChatMessage, Notes, Reference, Role
 
 # The user saying they are done is what lets confidence pass the threshold; the structure
 # check alone would confirm too early, before details the user still wants to give.
@@ -46,6 +45,15 @@ class ModelView:
     removals: tuple[tuple[str, str], ...] = ()  # (id, the user's words as evidence)
     confidence: float | None = None
     hints: tuple[str, ...] = ()
+    context: tuple[tuple[str, str], ...] = ()  # (id, evidence): named, not asked for
+
+    def roles(self) -> list[tuple[str, Role, str]]:
+        """Every verdict as (id, role, evidence), in the order the model gave them."""
+        return [
+            *((i, "wanted", q) for i, q in self.mentions),
+            *((i, "turned_down", q) for i, q in self.removals),
+            *((i, "context", q) for i, q in self.context),
+        ]
 
 
 @dataclass
@@ -66,16 +74,18 @@ def _squash(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def accepted_model_ids(
+def accepted_roles(
     view: ModelView, user_text: str, catalogue: Catalogue
-) -> tuple[set[str], list[str]]:
-    """Model-proposed ids whose quote is the user's and names the item (alias or lexicon).
-
-    The model's judgment decides an ambiguous word ("post it to the teams"), so the quote
-    needs no product context; an idiom code knows ("cut me some slack") never counts.
+) -> tuple[dict[str, tuple[Role, str]], list[str]]:
+    """The model's verdicts code accepts: the id exists, the evidence is the user's own words
+    and refers to that app (alias, lexicon phrase or a name with a slip). The model's
+    judgment of the role then stands, whatever the rules read: a removal needs no phrase
+    from the rules' lists, context needs no history word. An idiom code knows ("cut me some
+    slack") never refers to the app, so no verdict on it counts.
     """
-    accepted, overrides = set(), []
-    for item, quote in view.mentions:
+    accepted: dict[str, tuple[Role, str]] = {}
+    overrides = []
+    for item, role, quote in view.roles():
         if catalogue.get(item) is None:
             overrides.append("model_id_not_in_catalogue")
         elif not quoted(quote, user_text):
@@ -83,27 +93,53 @@ def accepted_model_ids(
         elif not names(item, quote, catalogue):
             overrides.append("model_quote_does_not_name_item")
         else:
-            accepted.add(item)
+            accepted[item] = (role, " ".join(quote.split()))
     return accepted, overrides
 
 
-def accepted_model_removals(
-    view: ModelView, user_text: str, catalogue: Catalogue
-) -> tuple[set[str], list[str]]:
-    """Model-proposed removals whose quote is the user's, names the item and holds a removal cue."""
-    accepted, overrides = set(), []
-    for item, quote in view.removals:
-        if (
-            catalogue.get(item) is None
-            or not quoted(quote, user_text)
-            or not names(item, quote, catalogue)
-        ):
-            overrides.append("model_removal_without_evidence")
-        elif not removal_cue(quote):
-            overrides.append("model_removal_without_cue")
-        else:
-            accepted.add(item)
-    return accepted, overrides
+def with_verdicts(match: MatchResult, verdicts: dict[str, tuple[Role, str]]) -> MatchResult:
+    """The rules' reading of the message with the model's accepted verdicts in its place."""
+    if not verdicts:
+        return match
+    by_role = {r: [i for i, (role, _q) in verdicts.items() if role == r] for r in ROLE_FIELDS}
+
+    def moved(ids: tuple[str, ...], field_role: Role | None) -> tuple[str, ...]:
+        kept = [i for i in ids if i not in verdicts]
+        return tuple(dict.fromkeys(kept + (by_role[field_role] if field_role else [])))
+
+    return replace(
+        match,
+        mentioned=moved(match.mentioned, "wanted"),
+        removed=moved(match.removed, "turned_down"),
+        past=moved(match.past, "context"),
+        retracted=moved(match.retracted, None),
+        quotes=match.quotes + tuple((i, q) for i, (_r, q) in verdicts.items()),
+    )
+
+
+ROLE_FIELDS: tuple[Role, ...] = ("wanted", "turned_down", "context")
+
+
+def references(
+    previous: Notes, match: MatchResult, model: dict[str, tuple[Role, str]], items: set[str]
+) -> list[Reference]:
+    """Every app referred to so far, with its latest role: this message's reading where it
+    refers to the app, except that context never demotes an app still wanted."""
+    known = {r.id: r for r in previous.references}
+    said: list[tuple[str, Role]] = [
+        *((i, "wanted") for i in match.mentioned),
+        *((i, "turned_down") for i in (*match.removed, *match.retracted)),
+        *((i, "context") for i in match.past),
+    ]
+    for item, role in said:
+        if role == "context" and item in items:
+            continue
+        by = "model" if item in model else "rules"
+        known[item] = Reference(id=item, role=role, quote=match.quote(item)[:400], by=by)
+    for item, ref in list(known.items()):
+        if ref.role == "wanted" and item not in items:
+            known[item] = ref.model_copy(update={"role": "turned_down"})
+    return sorted(known.values(), key=lambda r: r.id)
 
 
 def referred_removals(noted: set[str], match: MatchResult) -> set[str]:
@@ -272,24 +308,20 @@ def fold(
     that opens with "hmm no." takes back what that one asked for.
     """
     user_text = as_words(user_text)
-    match = detect(user_text, catalogue)
-    added, overrides = accepted_model_ids(view, user_text, catalogue)
-    model_removed, removal_overrides = accepted_model_removals(view, user_text, catalogue)
+    verdicts, overrides = accepted_roles(view, user_text, catalogue)
+    match = with_verdicts(detect(user_text, catalogue), verdicts)
     noted = set(previous.mentioned_integrations) | set(previous.mentioned_tools)
     # "log it in Google Sheets; on second thought drop the sheet": a reference may point at
     # an item of the same message as well as at a noted one.
     referred = referred_removals(noted | set(match.mentioned), match)
     removed = (
-        model_removed
-        | (set(match.retracted) - noted)
+        (set(match.retracted) - noted)
         | referred
         | swapped_out(noted, match, catalogue)
         | not_chosen(noted, match, catalogue)
         | taken_back(before, user_text, match, catalogue)
     )
-    items, gone = fold_items(
-        previous, match, added | referred_restorations(previous, match), removed
-    )
+    items, gone = fold_items(previous, match, referred_restorations(previous, match), removed)
     score = confidence(items, user_text, view.confidence, catalogue)
     summary, summary_rules = summary_of(view.summary, items, catalogue)
     notes = Notes(
@@ -298,8 +330,9 @@ def fold(
         mentioned_integrations=sorted(i for i in items if catalogue[i].kind == "integration"),
         mentioned_tools=sorted(i for i in items if catalogue[i].kind == "tool"),
         removed=sorted(gone),
+        references=references(previous, match, verdicts, items),
         confidence_score=score,
         hints=(code_hints(items, catalogue) + list(view.hints))[:5],
         last_turn_id=turn_id,
     )
-    return Folded(notes, score >= threshold, overrides + removal_overrides + summary_rules)
+    return Folded(notes, score >= threshold, overrides + summary_rules)

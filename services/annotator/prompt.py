@@ -14,8 +14,10 @@ You keep notes about the automation the user wants. Your previous notes are your
 build on them, never drop an item unless the user explicitly removes it.
 Return JSON only. Fields:
 - requirement_summary: the whole automation so far in one short sentence.
-- mentioned: catalogue items the user wants, named in the latest message, each with the user's exact words as evidence.
-- removed: items the user explicitly removed (or only used in the past) in the latest message, each with the user's exact words.
+- apps: every catalogue item the latest message refers to (by name, a slip of a name, or what it does), each once, with
+  role "wanted" (the workflow should use it), "turned_down" (ruled out, replaced or taken back) or "context"
+  (history, someone else's tool, an option only wondered about, data such as an email domain, an ordinary word),
+  and the user's exact words that show it as evidence.
 - confidence_score: 0..1, how complete the requirements are.
 - hints: at most one short question still worth asking.
 Catalogue ids:
@@ -55,31 +57,42 @@ def history_turns(messages: list[ChatMessage], turn_id: str | None) -> list[dict
     ]
 
 
-MAX_TOKENS = 320
+# Per item ~40 tokens (id, role, a quote); the rest ~90 (summary, confidence, a hint).
+BASE_TOKENS, TOKENS_PER_APP = 100, 40
+# With no app found by code, the model may still find two the rules missed.
+MIN_APPS = 2
 
 
-def output_schema(catalogue: Catalogue) -> dict[str, Any]:
+def max_tokens(referenced: int) -> int:
+    """The completion budget for a message that refers to this many apps."""
+    return BASE_TOKENS + TOKENS_PER_APP * max(referenced, MIN_APPS)
+
+
+def output_schema(catalogue: Catalogue, referenced: int = MIN_APPS) -> dict[str, Any]:
     """Bounded JSON schema: a truncated constrained output would be invalid JSON.
 
-    A weak model fills every string to its maxLength, so the bounds keep the worst case
-    under MAX_TOKENS (summary ~30, two mentions and a removal ~35 each, hint ~20).
+    The number of verdicts is bounded by the apps the message refers to (never below that),
+    so a weak model that fills every array to its maximum still fits the token budget.
     """
     ids = {"type": "string", "enum": [e.id for e in catalogue.entries]}
-    quoted = {
+    verdict = {
         "type": "object",
-        "properties": {"id": ids, "evidence": {"type": "string", "maxLength": 48}},
-        "required": ["id", "evidence"],
+        "properties": {
+            "id": ids,
+            "role": {"type": "string", "enum": ["wanted", "turned_down", "context"]},
+            "evidence": {"type": "string", "maxLength": 80},
+        },
+        "required": ["id", "role", "evidence"],
         "additionalProperties": False,
     }
     return {
         "type": "object",
         "properties": {
             "requirement_summary": {"type": "string", "maxLength": 120},
-            "mentioned": {"type": "array", "items": quoted, "maxItems": 2},
-            "removed": {"type": "array", "items": quoted, "maxItems": 1},
+            "apps": {"type": "array", "items": verdict, "maxItems": max(referenced, MIN_APPS)},
             "confidence_score": {"type": "number", "minimum": 0, "maximum": 1},
             "hints": {"type": "array", "items": {"type": "string", "maxLength": 80}, "maxItems": 1},
         },
-        "required": ["requirement_summary", "mentioned", "removed", "confidence_score", "hints"],
+        "required": ["requirement_summary", "apps", "confidence_score", "hints"],
         "additionalProperties": False,
     }

@@ -26,8 +26,7 @@ def proposal(*integrations: str) -> str:
     return "ok:" + json.dumps(
         {
             "requirement_summary": "Invoices to Sheets and Slack.",
-            "mentioned": [{"id": i, "evidence": i} for i in integrations],
-            "removed": [],
+            "apps": [{"id": i, "role": "wanted", "evidence": i} for i in integrations],
             "confidence_score": 0.5,
             "hints": [],
         }

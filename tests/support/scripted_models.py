@@ -16,8 +16,11 @@ from tests.support.replay import ModelScript
 
 def _as_model(script: scripted.Script) -> ModelScript:
     def answer(notes: Notes, text: str) -> ModelView:
-        mentions, removals = script(notes.model_dump(), text)
-        return ModelView(mentions=tuple(mentions), removals=tuple(removals), confidence=0.5)
+        verdicts = script(notes.model_dump(), text)
+        of = lambda role: tuple((i, q) for i, r, q in verdicts if r == role)  # noqa: E731
+        return ModelView(
+            mentions=of("wanted"), removals=of("turned_down"), context=of("context"), confidence=0.5
+        )
 
     return answer
 
@@ -28,5 +31,5 @@ def oracle(case: dict, catalogue: Catalogue) -> ModelScript:
 
 
 def liar(catalogue: Catalogue) -> ModelScript:
-    """Proposes items and removals the user's words do not support."""
+    """Invents apps and quotes words the user never wrote."""
     return _as_model(scripted.liar(catalogue))

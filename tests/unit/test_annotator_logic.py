@@ -120,24 +120,65 @@ def test_a_model_removal_with_a_cue_wins_over_the_rules_mention_in_the_same_mess
     assert "slack" in items(rules_only.notes) and "slack" not in items(judged.notes)
 
 
-def test_a_model_removal_quoting_no_cue_or_a_cancelled_one_changes_nothing():
+def test_a_models_verdict_with_the_users_words_wins_whatever_the_rules_read():
+    # The trust boundary checks the evidence, not the judgment: a verbatim quote that
+    # refers to the app lets a right model correct the rules both ways.
     start = play(["Watch Gmail and post to Slack."])
-    for text, quote in [
-        ("Post to Slack, please.", "Post to Slack"),
-        ("Don't drop Slack.", "Don't drop Slack"),
+    aside = "My old boss loved Trello boards, anyway post a summary too."
+    judged = [
+        fold(
+            start,
+            "Slack, hmm.",
+            ModelView(removals=(("slack", "Slack, hmm"),)),
+            CATALOGUE,
+            THRESHOLD,
+            None,
+        ),
+        fold(
+            start,
+            aside,
+            ModelView(context=(("trello", "loved Trello boards"),)),
+            CATALOGUE,
+            THRESHOLD,
+            None,
+        ),
+        fold(
+            start,
+            "Drop Slack.",
+            ModelView(mentions=(("slack", "Slack"),)),
+            CATALOGUE,
+            THRESHOLD,
+            None,
+        ),
+    ]
+    assert "slack" not in items(judged[0].notes)
+    assert "trello" not in items(judged[1].notes) and "slack" in items(judged[1].notes)
+    assert "slack" in items(judged[2].notes)
+
+
+def test_a_model_verdict_quoting_words_the_user_never_wrote_changes_nothing():
+    start = play(["Watch Gmail and post to Slack."])
+    for view in [
+        ModelView(removals=(("slack", "please drop Slack entirely"),)),
+        ModelView(context=(("gmail", "we used Gmail years ago"),)),
+        ModelView(mentions=(("trello", "Post to Slack"),)),
     ]:
-        folded = fold(
-            start, text, ModelView(removals=(("slack", quote),)), CATALOGUE, THRESHOLD, None
-        )
-        assert "slack" in items(folded.notes), text
+        folded = fold(start, "Post to Slack, please.", view, CATALOGUE, THRESHOLD, None)
+        assert items(folded.notes) == {"gmail", "slack"}, view
 
 
-def test_a_rules_removal_wins_over_a_model_mention_of_the_same_item():
-    start = play(["Watch Gmail and post to Slack."])
-    folded = fold(
-        start, "Drop Slack.", ModelView(mentions=(("slack", "Slack"),)), CATALOGUE, THRESHOLD, None
+def test_every_app_referred_to_is_in_the_notes_with_its_role_and_the_users_words():
+    notes = play(
+        [
+            "We used to track this in Jira. When a Stripe payment fails, post it to Slack.",
+            "No email for this, and not Discord either.",
+        ]
     )
-    assert "slack" not in items(folded.notes)
+    roles = {r.id: (r.role, r.quote) for r in notes.references}
+    assert roles["jira"] == ("context", "We used to track this in Jira")
+    assert roles["stripe"][0] == roles["slack"][0] == "wanted"
+    assert roles["discord"][0] == "turned_down" and "Discord" in roles["discord"][1]
+    assert {"jira", "discord"}.isdisjoint(items(notes))
 
 
 def test_an_eager_model_cannot_confirm_a_workflow_without_a_start_and_an_end():

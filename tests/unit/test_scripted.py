@@ -22,7 +22,7 @@ def test_the_oracle_answers_the_real_prompt_with_the_users_words_within_the_sche
     prompt = user_prompt(notes, "Noted.", CASE["turns"][0])
     answer = scripted.annotator_answer(scripted.oracle([CASE], CATALOGUE), prompt)
     validate(answer, output_schema(CATALOGUE))
-    proposed = {m["id"]: m["evidence"] for m in answer["mentioned"]}
+    proposed = {m["id"]: m["evidence"] for m in answer["apps"] if m["role"] == "wanted"}
     assert set(proposed) == {"stripe", "microsoft_teams"}
     assert all(quote in CASE["turns"][0] for quote in proposed.values())
 
@@ -31,6 +31,8 @@ def test_the_liar_reads_the_previous_notes_from_the_real_prompt():
     notes = Notes(mentioned_integrations=["gmail"])
     prompt = user_prompt(notes, "Noted.", "Post it to Slack.")
     answer = scripted.annotator_answer(scripted.liar(CATALOGUE), prompt)
-    validate(answer, output_schema(CATALOGUE))
-    assert [r["id"] for r in answer["removed"]] == ["gmail"]
-    assert "slack" not in {m["id"] for m in answer["mentioned"]}
+    validate(answer, output_schema(CATALOGUE, 4))
+    down = [r for r in answer["apps"] if r["role"] == "turned_down"]
+    assert [r["id"] for r in down] == ["gmail"]
+    assert all(r["evidence"] not in "Post it to Slack." for r in down)
+    assert "slack" not in {m["id"] for m in answer["apps"] if m["role"] == "wanted"}
