@@ -38,6 +38,13 @@ class PlanNode(BaseModel):
     instructions: str = Field(
         default="", max_length=1000, description="What this step should do, for this session."
     )
+    operation: str | None = Field(
+        default=None,
+        max_length=64,
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description="For specialist and config nodes: the app's event or action this node "
+        "performs (catalog/operations.json); null for fixed nodes and older plans.",
+    )
 
     @model_validator(mode="after")
     def _runner_matches_kind(self) -> Self:
