@@ -30,7 +30,7 @@ from catalog.phrases import REF, Hit, alias_hits, without_overlaps
 from catalog.removals import historical_indices, removed_indices
 from catalog.retractions import corrects_previous, persisting, rejected_indices
 from catalog.schedule import schedule_hits
-from catalog.structure import data_roles, roles
+from catalog.structure import data_roles, roles, uses
 from catalog.typos import typo_hits
 
 # Items whose references are patterns rather than fixed phrases; used only when the
@@ -73,6 +73,16 @@ class MatchResult:
     restored_refs: tuple[tuple[str, ...], ...] = ()
     swap: bool = False
     quotes: tuple[tuple[str, str], ...] = ()  # (id, the sentence of its last reference)
+    uses: tuple[tuple[str, str], ...] = ()  # (id, event|source|destination) where clear
+    offsets: tuple[tuple[str, int], ...] = ()  # (id, where the message first names it)
+
+    def use(self, id_: str) -> str | None:
+        """How the message uses the app (event, source, destination), if it says."""
+        return next((u for i, u in self.uses if i == id_), None)
+
+    def offset(self, id_: str) -> int:
+        """Where in the message the app is first named (0 when it is not)."""
+        return next((at for i, at in self.offsets if i == id_), 0)
 
     def quote(self, id_: str) -> str:
         """The user's sentence that last refers to the id in this message ("" if none)."""
@@ -192,6 +202,7 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
         if hit in gone and last[hit.id] == "past":
             last[hit.id] = "removed"
     order = dict.fromkeys(hit.id for hit in found)
+    named = {id_ for id_, state in last.items() if state == "named"}
     if EVENT_ONLY.search(text) and catalogue.get("scheduler") is not None:
         order.setdefault("scheduler")
         last["scheduler"] = "removed"
@@ -213,6 +224,8 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
         ),
         swap=bool(found) and bool(SWAP.search(text)),
         quotes=tuple((hit.id, sentence_of(text, hit.start).strip()) for hit in found),
+        uses=tuple((h.id, u) for h, u in uses(text, [h for h in found if h.id in named]).items()),
+        offsets=tuple((id_, next((h.start for h in found if h.id == id_), 0)) for id_ in order),
     )
 
 

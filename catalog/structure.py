@@ -341,3 +341,85 @@ def history(token: Token, verb: Token) -> bool:
         or any(c.lower_ in FORMER for c in subject.children)
     )
     return verb.tag_ == "VBD" and told and not modal and not ambiguous
+
+
+Use = Literal["event", "source", "destination"]
+# What happens in an app to start a workflow: "when a new order comes in on Shopify".
+ARRIVING = {"come", "arrive", "land", "appear", "drop", "hit", "fail", "close", "open", "sign"}
+ARRIVING |= {"receive", "get", "submit", "create", "add", "upload", "post", "push", "merge"}
+EVENT_MARKS = CONDITION_MARKS | {"every", "each", "as"}
+# Verbs of taking data out of an app, and of putting it in.
+READING = {"read", "pull", "grab", "fetch", "check", "watch", "monitor", "scan", "look"}
+READING |= {"export", "query", "sync", "collect", "take", "download", "poll", "search", "list"}
+READING |= {"get", "find", "copy", "load", "extract", "review", "go"}
+WRITING = {"post", "send", "add", "log", "put", "save", "store", "create", "append", "upload"}
+WRITING |= {"write", "record", "notify", "ping", "email", "text", "message", "file", "share"}
+WRITING |= {"forward", "alert", "tell", "open", "raise", "make", "drop", "update", "push"}
+WRITING |= {"insert", "mirror", "attach", "assign", "reply", "announce", "dm", "remind"}
+
+
+def uses(text: str, hits: Iterable[Hit]) -> dict[Hit, Use]:
+    """How each hit's app is used where the sentence makes it clear: an event that starts
+    the workflow ("when a Stripe payment fails"), a source it reads ("pull the rows from the
+    sheet") or a destination it writes to ("post it in Slack")."""
+    found: dict[Hit, Use] = {}
+    for start, sentence, inside in _sentences(text, hits):
+        doc = parse(sentence)
+        for hit in inside:
+            span = doc.char_span(hit.start - start, hit.end - start, alignment_mode="expand")
+            if span is not None and (use := use_of(span.root)) is not None:
+                found[hit] = use
+    return found
+
+
+def use_of(token: Token) -> Use | None:
+    """The use the structure around one reference shows, if any."""
+    verb = governor(token)
+    chain = path(token, verb)
+    preps = {t.lower_ for t in chain if t.dep_ == "prep"}
+    if _event(token, verb, chain) or _arrives(verb) or _others_put_it_there(token, verb):
+        return "event"
+    if preps & {"from", "out"} or verb.lemma_ in READING or _kept_there(verb, preps):
+        return "source"
+    if preps & {"to", "into", "onto"} or verb.lemma_ in WRITING:
+        return "destination"
+    return None
+
+
+# Data arriving at an app on its own: "the invoices come to my Gmail".
+ARRIVING_ALONE = {"come", "arrive", "land", "appear", "turn"}
+# Data kept in an app: "our appointments live in Google Calendar", "the data is in MySQL".
+KEPT = {"be", "live", "sit", "stay", "keep", "store", "hold", "track", "have"}
+
+
+def _arrives(verb: Token) -> bool:
+    return verb.lemma_ in ARRIVING_ALONE
+
+
+def _kept_there(verb: Token, preps: set[str]) -> bool:
+    return verb.lemma_ in KEPT and bool(preps & {"in", "on", "inside"})
+
+
+def _others_put_it_there(token: Token, verb: Token) -> bool:
+    """People do it themselves ("customers send photos to our WhatsApp", "we upload the
+    scans to Dropbox"): the app receives what starts the run; not an order to the workflow."""
+    if verb.lemma_ not in WRITING or verb.dep_ not in ("ROOT", "conj", "advcl", "relcl"):
+        return False
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if (
+        subject is None
+        or token in subject.subtree
+        or subject.lower_ in {"it", "this", "that", "you"}
+    ):
+        return False
+    return not any(c.tag_ == "MD" for c in verb.children) and verb.tag_ in ("VBP", "VBZ", "VBD")
+
+
+def _event(token: Token, verb: Token, chain: list[Token]) -> bool:
+    """The app is where something happens that starts the run."""
+    clause_mark = any(
+        c.dep_ in ("mark", "advmod") and c.lower_ in EVENT_MARKS for c in verb.children
+    )
+    new_thing = any(c.lower_ == "new" and c.dep_ == "amod" for t in chain for c in t.children)
+    happening = verb.lemma_ in ARRIVING and verb.dep_ in ("advcl", "relcl")
+    return (clause_mark and verb.dep_ == "advcl") or new_thing or (happening and clause_mark)

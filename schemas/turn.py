@@ -53,6 +53,17 @@ class Reference(BaseModel):
     by: Literal["rules", "model"] = Field(
         default="rules", description="Who read the role: code's rules or a checked model verdict."
     )
+    use: Literal["event", "source", "destination"] | None = Field(
+        default=None,
+        description="How the workflow uses a wanted app where the user's sentence says: an "
+        "event that starts it, a source it reads, a destination it writes to.",
+    )
+    at: int = Field(
+        default=0,
+        ge=0,
+        description="Where the user first asked for it: turn (the notes' version) x 100000 plus "
+        "the offset in that message; orders the steps as the user described them.",
+    )
 
 
 class Notes(BaseModel):

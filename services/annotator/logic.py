@@ -118,6 +118,7 @@ def with_verdicts(match: MatchResult, verdicts: dict[str, tuple[Role, str]]) -> 
 
 
 ROLE_FIELDS: tuple[Role, ...] = ("wanted", "turned_down", "context")
+TURN_SPAN = 100_000  # Reference.at: turn x TURN_SPAN + offset in the message
 
 
 def references(
@@ -131,11 +132,20 @@ def references(
         *((i, "turned_down") for i in (*match.removed, *match.retracted)),
         *((i, "context") for i in match.past),
     ]
+    turn = (previous.version + 1) * TURN_SPAN
     for item, role in said:
         if role == "context" and item in items:
             continue
-        by = "model" if item in model else "rules"
-        known[item] = Reference(id=item, role=role, quote=match.quote(item)[:400], by=by)
+        before = known.get(item)
+        kept = before is not None and before.role == "wanted" and role == "wanted"
+        known[item] = Reference(
+            id=item,
+            role=role,
+            quote=match.quote(item)[:400],
+            by="model" if item in model else "rules",
+            use=(match.use(item) or (before.use if kept and before else None)),
+            at=before.at if kept and before else turn + min(match.offset(item), TURN_SPAN - 1),
+        )
     for item, ref in list(known.items()):
         if ref.role == "wanted" and item not in items:
             known[item] = ref.model_copy(update={"role": "turned_down"})

@@ -1,7 +1,8 @@
 """The composer: assemble the workflow document from validated configs. Pure functions.
 
-The format is `planwire.workflow/v1`, documented in docs/workflow-format.md. Code owns its
-structure; the model may only propose the title.
+The format is `planwire.workflow/v2`, documented in docs/workflow-format.md: nodes with
+the operation each performs, the trigger first, conditions as filter steps, edges as a
+graph. Code owns its structure; the model may only propose the title.
 """
 
 from __future__ import annotations
@@ -10,11 +11,14 @@ import uuid
 from itertools import pairwise
 from typing import Any
 
-from catalog import Catalogue
+from catalog import Catalogue, find_mentions
+from catalog.operations import operations_for
 from services.specialist import values
+from services.specialist.conditions import Condition, stated_conditions
 from state.plan import PlanLog
 
-FORMAT = "planwire.workflow/v1"
+FORMAT = "planwire.workflow/v2"
+READ_ACTIONS = ("read", "list", "query", "get", "search", "fetch")
 SCHEDULER = "scheduler"
 MAX_TITLE_CHARS = 120
 
@@ -55,16 +59,25 @@ def compose(
     catalogue: Catalogue,
     title: str,
     sources: dict[str, dict[str, list[int]]] | None = None,
+    words: str = "",
 ) -> dict[str, Any]:
     """The workflow document; raises ValueError when a specialist has no validated config.
 
-    `sources` (per specialist, `{field: [turn numbers]}`) cites the turns a config came from.
+    `sources` (per specialist, `{field: [turn numbers]}`) cites the turns a config came from;
+    `words` (the user's) give the conditions, placed as filter steps where they apply.
     """
     missing = [s for s in specialists_of(plan) if s not in configs]
     if missing:
         raise ValueError(f"no validated config for {', '.join(missing)}")
     cited = sources or {}
-    nodes = [node_entry(s, configs[s], catalogue, cited.get(s)) for s in specialists_of(plan)]
+    operations = operations_of(plan)
+    nodes = [
+        node_entry(s, configs[s], catalogue, cited.get(s), operations.get(s))
+        for s in specialists_of(plan)
+    ]
+    for later in nodes[1:]:  # only the first node starts the run; a later event is read
+        later["role"] = "source" if later["role"] == "trigger" else later["role"]
+    nodes = with_conditions(nodes, stated_conditions(words), catalogue)
     return {
         "format": FORMAT,
         "workflow_id": workflow_id_for(plan.plan_id),
@@ -79,33 +92,87 @@ def compose(
     }
 
 
+def operations_of(plan: PlanLog) -> dict[str, str]:
+    """The operation the plan gave each specialist (config nodes carry it)."""
+    return {
+        n.specialist: n.operation
+        for n in plan.nodes
+        if n.kind == "config" and n.specialist and n.operation
+    }
+
+
 def node_entry(
     specialist: str,
     config: dict[str, Any],
     catalogue: Catalogue,
     sources: dict[str, list[int]] | None = None,
+    operation: str | None = None,
 ) -> dict[str, Any]:
     """One node of the document; `sources` only when some value cites a turn."""
     entry = catalogue[specialist]
     node = {
         "id": specialist,
+        "app": specialist,
         "specialist": specialist,
         "kind": entry.kind,
-        "role": entry.role,
+        "role": role_of(specialist, operation, entry.role),
+        "operation": operation,
         "config": config,
     }
     return node | {"sources": sources} if sources else node
 
 
+def role_of(specialist: str, operation: str | None, default: str) -> str:
+    """trigger for a node that starts on one of its app's events; else what it does."""
+    if operation is None:
+        return default
+    ops = operations_for(specialist)
+    if any(e.id == operation for e in ops.events):
+        return "trigger"
+    if default == "processor":
+        return default
+    return "source" if operation.startswith(READ_ACTIONS) else "action"
+
+
 def trigger_of(nodes: list[dict[str, Any]]) -> dict[str, Any]:
-    """What starts the workflow: the first trigger node, the schedule, or the user."""
-    first = next((n for n in nodes if n["role"] == "trigger"), None)
-    if first is None:
-        return {"kind": "manual", "node": None}
+    """What starts the workflow: the first node when it starts on an event or a schedule,
+    else the user by hand."""
+    first = nodes[0] if nodes else None
+    if first is None or first["role"] != "trigger":
+        return {"kind": "manual", "node": None, "event": None}
     return {
-        "kind": "schedule" if first["specialist"] == SCHEDULER else "event",
+        "kind": "schedule" if first["app"] == SCHEDULER else "event",
         "node": first["id"],
+        "event": first.get("operation"),
     }
+
+
+def with_conditions(
+    nodes: list[dict[str, Any]], conditions: list[Condition], catalogue: Catalogue
+) -> list[dict[str, Any]]:
+    """Each condition as a filter node right after the step whose output it tests: the app
+    its sentence names (not a destination), the sentiment step for a mood, else the start."""
+    placed = list(nodes)
+    for number, condition in enumerate(conditions, start=1):
+        node = {
+            "id": f"condition-{number}",
+            "app": None,
+            "kind": "condition",
+            "role": "condition",
+            "operation": "filter",
+            "config": condition.config(),
+        }
+        placed.insert(_after(placed, condition, catalogue) + 1, node)
+    return placed
+
+
+def _after(nodes: list[dict[str, Any]], condition: Condition, catalogue: Catalogue) -> int:
+    """Index of the node the condition follows."""
+    named = set(find_mentions(condition.quote, catalogue))
+    if condition.field == "sentiment":
+        named.add("sentiment")
+    tested = [i for i, n in enumerate(nodes) if n.get("app") in named and n["role"] != "action"]
+    return tested[-1] if tested else 0
 
 
 def schedule_of(configs: dict[str, dict[str, Any]]) -> dict[str, Any] | None:

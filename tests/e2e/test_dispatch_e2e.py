@@ -371,9 +371,10 @@ async def test_confirmed_notes_become_a_saved_workflow_built_from_labelled_conte
 
     doc = await document(redis, session_id)
     assert [n["id"] for n in doc["nodes"]] == ["scheduler", "gmail", "pdf_parser", "slack"]
-    assert doc["format"] == "planwire.workflow/v1" and doc["trigger"] == {
+    assert doc["format"] == "planwire.workflow/v2" and doc["trigger"] == {
         "kind": "schedule",
         "node": "scheduler",
+        "event": doc["nodes"][0]["operation"],
     }
     assert doc["schedule"] == {"cron": "0 9 * * 1", "timezone": "UTC"}
     configs = {n["id"]: n["config"] for n in doc["nodes"]}

@@ -130,7 +130,9 @@ class StepReplay:
         }
         sources = {s: cite.sources(self.catalogue[s], c, self.turns) for s, c in configs.items()}
         title = compose.heuristic_title(step.plan, self.catalogue)
-        return compose.compose(step.plan, SESSION_ID, configs, self.catalogue, title, sources)
+        return compose.compose(
+            step.plan, SESSION_ID, configs, self.catalogue, title, sources, step.words
+        )
 
 
 def workflow_document(

@@ -22,7 +22,7 @@ def played(name: str) -> dict:
 def test_a_confirmed_replay_holds_the_document_of_its_plan_with_the_users_values():
     document = played("support-triage.json")
     assert [node_id_of(n) for n in document["nodes"]] == ["zendesk", "sentiment", "jira"]
-    assert document["trigger"] == {"kind": "event", "node": "zendesk"}
+    assert document["trigger"] == {"kind": "event", "node": "zendesk", "event": "new_ticket"}
     assert document["edges"] == [
         {"from": "zendesk", "to": "sentiment"},
         {"from": "sentiment", "to": "jira"},

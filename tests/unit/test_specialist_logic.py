@@ -185,14 +185,15 @@ CONFIGS = {
 
 def test_the_composer_builds_a_versioned_document_in_plan_order():
     doc = compose.compose(PLAN, "session-1", CONFIGS, CATALOGUE, "")
-    assert doc["format"] == "planwire.workflow/v1" and doc["title"] == "Scheduler → Gmail → Slack"
+    assert doc["format"] == "planwire.workflow/v2" and doc["title"] == "Scheduler → Gmail → Slack"
     assert [(n["id"], n["kind"], n["role"]) for n in doc["nodes"]] == [
         ("scheduler", "tool", "trigger"),
-        ("gmail", "integration", "trigger"),
+        ("gmail", "integration", "source"),
         ("slack", "integration", "action"),
     ]
     assert doc["edges"] == [{"from": "scheduler", "to": "gmail"}, {"from": "gmail", "to": "slack"}]
-    assert doc["trigger"] == {"kind": "schedule", "node": "scheduler"} and doc["schedule"] == {
+    assert doc["trigger"] == {"kind": "schedule", "node": "scheduler", "event": "schedule"}
+    assert doc["schedule"] == {
         "cron": "0 9 * * 1",
         "timezone": "UTC",
     }
@@ -211,7 +212,26 @@ def test_a_workflow_without_a_trigger_starts_manually():
     doc = compose.compose(
         PlanLog("p", nodes, "", "", {}), "session-1", {"slack": CONFIGS["slack"]}, CATALOGUE, "Post"
     )
-    assert doc["trigger"] == {"kind": "manual", "node": None} and doc["schedule"] is None
+    assert doc["trigger"] == {"kind": "manual", "node": None, "event": None}
+    assert doc["schedule"] is None
+
+
+def op_node(kind: str, app: str, operation: str) -> PlanNode:
+    node_id = app if kind == "specialist" else f"{app}.config"
+    return PlanNode(kind=kind, node_id=node_id, runner=app, specialist=app, operation=operation)
+
+
+def test_a_v2_document_starts_on_the_triggers_event_and_puts_a_stated_condition_where_it_applies():
+    steps = [("shopify", "new_order"), ("translator", "translate"), ("slack", "post_message")]
+    nodes = [op_node(k, app, op) for app, op in steps for k in ("specialist", "config")]
+    configs = {"shopify": {}, "translator": {"target_language": "en"}, "slack": CONFIGS["slack"]}
+    words = "When a Shopify order comes in, translate it. Only orders over 150 go to Slack."
+    doc = compose.compose(PlanLog("p", nodes, "", "", {}), "s", configs, CATALOGUE, "", None, words)
+    assert doc["trigger"] == {"kind": "event", "node": "shopify", "event": "new_order"}
+    assert [n["id"] for n in doc["nodes"]] == ["shopify", "condition-1", "translator", "slack"]
+    condition = doc["nodes"][1]["config"]
+    assert (condition["operator"], condition["value"]) == ("greater_than", "150")
+    assert [n["role"] for n in doc["nodes"]] == ["trigger", "condition", "processor", "action"]
 
 
 def test_the_summary_names_every_node_even_when_the_model_forgets_some():

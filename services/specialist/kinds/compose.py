@@ -31,7 +31,7 @@ async def produce(step: Step, deps: Deps) -> tuple[str, dict[str, Any]]:
     sources = {s: cite.sources(deps.catalogue[s], c, turns) for s, c in configs.items()}
     try:
         return "workflow", compose.compose(
-            step.plan, step.command.session_id, configs, deps.catalogue, title, sources
+            step.plan, step.command.session_id, configs, deps.catalogue, title, sources, step.words
         )
     except ValueError as exc:
         raise StepFailed(str(exc)) from None

@@ -1,0 +1,175 @@
+"""Conditions the user stated, as filter steps of the workflow. Pure functions, no I/O.
+
+"only orders over $150", "if the total is more than 500", "skip tickets under 3 stars",
+"when the review is negative", "tagged 'bug'": a field, an operator and a value, with the
+user's sentence as the quote. Code reads the comparison from the words; it never invents a
+value, and a sentence with no value it can read states no condition.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from catalog.guards import sentence_of
+
+NUMBER = r"[$€£]?\s?(-?\d+(?:[.,]\d+)?)\s?(%|k\b|[$€£])?"
+COMPARISONS = (
+    (
+        r"(?:more|greater|higher|bigger|larger)\s+than|over|above|exceeds?|exceeding|>\s?",
+        "greater_than",
+    ),
+    (r"(?:less|lower|fewer|smaller)\s+than|under|below|<\s?", "less_than"),
+    (r"at\s+least|or\s+more|minimum(?:\s+of)?|>=\s?", "at_least"),
+    (r"at\s+most|or\s+less|no\s+more\s+than|maximum(?:\s+of)?|<=\s?", "at_most"),
+)
+COMPARED = [
+    (re.compile(rf"(?<!\w)(?:{words})\s*{NUMBER}", re.IGNORECASE), operator)
+    for words, operator in COMPARISONS
+]
+STARS = re.compile(r"(?<!\w)(\d)[\s-]?stars?(?!\w)", re.IGNORECASE)
+KEYWORD = re.compile(
+    r"(?<!\w)(?:tagged|labell?ed|marked|containing|contains|mentions?|with\s+the\s+(?:word|tag|label))"
+    r"\s+(?:as\s+)?[\"'‘“]([^\"'’”\n]{1,60})[\"'’”]",
+    re.IGNORECASE,
+)
+MOOD = re.compile(r"(?<!\w)(negative|positive|angry|unhappy|upset|urgent)(?!\w)", re.IGNORECASE)
+# A condition is said in a sentence that limits: "only", "if", "when", "skip", "unless".
+LIMITING = re.compile(
+    r"(?<!\w)(?:only|if|when|whenever|where|unless|skip|ignore|except|just\s+the)(?!\w)",
+    re.IGNORECASE,
+)
+# Numbers that are times, dates or counts of a schedule are no threshold.
+TIME_AFTER = re.compile(r"\s*(?:am|pm|a\.m\.|p\.m\.|o'?clock|h\b|:\d\d)", re.IGNORECASE)
+# "labelled bug", "tagged as urgent", "moves to Done", "status is Declined": a value a field takes.
+TAKES = re.compile(
+    r"(?<!\w)(?:tagged|labell?ed|marked|flagged)\s+(?:as\s+|with\s+)?[\"'‘“]?"
+    r"(?!(?:for|by|to|in|on|as|with|the|a|an|and|or|so|if)\b)([\w-]{2,30})"
+    r"|(?<!\w)(?:moves?|moved|goes|changes?|set)\s+(?:in)?to\s+[\"'‘“]?([A-Z][\w-]*(?:\s[A-Z][\w-]*)?)"
+    r"|(?<!\w)(?:status|stage|state|column)\s+(?:is|=|of)\s+[\"'‘“]?([\w-]+)"
+)
+QUOTED = re.compile(r"[\"‘“]([^\"’”\n]{2,40})[\"’”]|(?<!\w)'([^'\n]{2,40})'(?!\w)")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A filter the user stated: keep the items whose field compares so to the value."""
+
+    field: str
+    operator: str
+    value: str
+    quote: str
+    at: int  # where in the user's words it was said
+
+    def config(self) -> dict[str, str]:
+        """The filter step's config (catalog/operations.json, conditions.filter)."""
+        return {
+            "field": self.field,
+            "operator": self.operator,
+            "value": self.value,
+            "quote": self.quote,
+        }
+
+
+def stated_conditions(text: str) -> list[Condition]:
+    """Every condition the words state, in order, each value once."""
+    found: list[Condition] = []
+    found_all = [*_compared(text), *_stars(text), *_keywords(text), *_takes(text), *_moods(text)]
+    for condition in found_all + _quoted(text):
+        if condition.value not in {c.value for c in found}:
+            found.append(condition)
+    return sorted(found, key=lambda c: c.at)
+
+
+def _limited(text: str, pos: int) -> str | None:
+    """The sentence holding pos, when it is one that limits; else None."""
+    sentence = sentence_of(text, pos)
+    return sentence.strip() if LIMITING.search(sentence) else None
+
+
+def _compared(text: str) -> list[Condition]:
+    found = []
+    for pattern, operator in COMPARED:
+        for match in pattern.finditer(text):
+            sentence = _limited(text, match.start())
+            if sentence is None or TIME_AFTER.match(text, match.end()):
+                continue
+            value = (
+                match.group(1).replace(",", ".")
+                if "," in match.group(1) and len(match.group(1).split(",")[1]) != 3
+                else match.group(1).replace(",", "")
+            )
+            found.append(
+                Condition(
+                    _field(sentence, match.group(2)), operator, value, sentence, match.start()
+                )
+            )
+    return found
+
+
+def _field(sentence: str, unit: str | None) -> str:
+    """What is compared, from the unit or the words ("total", "amount", "rating")."""
+    if unit == "%":
+        return "percentage"
+    if unit in ("$", "€", "£"):
+        return "amount"
+    named = re.search(
+        r"(?<!\w)(total|amount|price|value|rating|score|count|quantity|temperature|days?|stock)(?!\w)",
+        sentence,
+        re.IGNORECASE,
+    )
+    return named.group(1).lower() if named else "value"
+
+
+def _stars(text: str) -> list[Condition]:
+    return [
+        Condition("rating", "at_most", m.group(1), sentence_of(text, m.start()).strip(), m.start())
+        for m in STARS.finditer(text)
+    ]
+
+
+def _keywords(text: str) -> list[Condition]:
+    return [
+        Condition(
+            "text", "contains", m.group(1).strip(), sentence_of(text, m.start()).strip(), m.start()
+        )
+        for m in KEYWORD.finditer(text)
+    ]
+
+
+def _takes(text: str) -> list[Condition]:
+    """A value a field takes: a label, a stage, a status."""
+    found = []
+    for match in TAKES.finditer(text):
+        value = next(g for g in match.groups() if g)
+        field = "label" if match.group(1) else "status"
+        found.append(
+            Condition(
+                field, "equals", value, sentence_of(text, match.start()).strip(), match.start()
+            )
+        )
+    return found
+
+
+def _quoted(text: str) -> list[Condition]:
+    """Words quoted in a sentence that limits ("only the ones that say 'urgent'")."""
+    found = []
+    for match in QUOTED.finditer(text):
+        sentence = _limited(text, match.start())
+        if sentence is not None:
+            value = (match.group(1) or match.group(2)).strip()
+            found.append(Condition("text", "contains", value, sentence, match.start()))
+    return found
+
+
+def _moods(text: str) -> list[Condition]:
+    found = []
+    for match in MOOD.finditer(text):
+        sentence = _limited(text, match.start())
+        if sentence is not None and re.search(
+            r"(?<!\w)(?:if|only|when|just)(?!\w)", sentence, re.IGNORECASE
+        ):
+            found.append(
+                Condition("sentiment", "equals", match.group(1).lower(), sentence, match.start())
+            )
+    return found
