@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 from catalog import Catalogue
+from catalog.flow import operation_of, ordered, trigger_of
+from catalog.operations import operations_for
 from schemas.turn import Notes
 
 CONFIRM_PROMPT = "Shall I build it? Reply yes to confirm, or tell me what to change."
@@ -78,11 +80,57 @@ def assumptions(notes: Notes, catalogue: Catalogue) -> list[str]:
 
 
 def confirmation_summary(notes: Notes, catalogue: Catalogue, wording: str = "") -> str:
-    """The confirmation summary: the model's opening (if any), code's complete lists, assumptions."""
+    """The confirmation summary: the model's opening (if any), then code's account of the flow
+    in the order it runs (what starts it, each step and what it does), what was left out in
+    the user's own words, the complete lists, assumptions."""
     opening = wording.strip() or f"Here is what I'll build: {notes.requirement_summary}"
     return "\n".join(
-        [opening, *item_lines(notes, catalogue), *assumptions(notes, catalogue), CONFIRM_PROMPT]
+        [
+            opening,
+            *flow_lines(notes, catalogue),
+            *left_out_lines(notes, catalogue),
+            *item_lines(notes, catalogue),
+            *assumptions(notes, catalogue),
+            CONFIRM_PROMPT,
+        ]
     )
+
+
+def operation_name(item: str, operation: str | None) -> str:
+    """The operation's name as a person reads it ("New order", "Post a message")."""
+    ops = operations_for(item)
+    found = next((o for o in (*ops.events, *ops.actions) if o.id == operation), None)
+    return found.name if found else ""
+
+
+def flow_lines(notes: Notes, catalogue: Catalogue) -> list[str]:
+    """'Starts: ...' and one numbered line per step, in the order the workflow runs."""
+    steps = ordered(notes, catalogue)
+    if not steps:
+        return []
+    trigger = trigger_of(notes, catalogue)
+    lines = []
+    if trigger is not None:
+        what = operation_name(trigger, operation_of(trigger, notes, catalogue))
+        lines.append(f"Starts: {catalogue[trigger].name}" + (f" ({what.lower()})" if what else ""))
+    else:
+        lines.append("Starts: when you run it.")
+    for number, item in enumerate([i for i in steps if i != trigger], start=1):
+        what = operation_name(item, operation_of(item, notes, catalogue))
+        lines.append(f"{number}. {catalogue[item].name}" + (f": {what.lower()}" if what else ""))
+    return lines
+
+
+def left_out_lines(notes: Notes, catalogue: Catalogue) -> list[str]:
+    """Every app the user named that the workflow will not use, with their words as the reason."""
+    out = [r for r in notes.references if r.role != "wanted" and catalogue.get(r.id)]
+    if not out:
+        return []
+    parts = [
+        f'{catalogue[r.id].name} ("{r.quote[:120]}")' if r.quote else catalogue[r.id].name
+        for r in out
+    ]
+    return ["Left out: " + "; ".join(parts)]
 
 
 def candidate_questions(notes: Notes) -> list[str]:

@@ -16,15 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catalog import Catalogue
-from catalog.operations import AppOperations, operations_for
+from catalog.flow import noted_ids, operation_of, ordered, rank, trigger_of
 from schemas.plan import PlanNode
-from schemas.turn import Notes, Reference
+from schemas.turn import Notes
 
-SCHEDULER = "scheduler"
-ROLE_RANK = {"trigger": 1, "source": 1, "processor": 2, "action": 3}
-USE_RANK = {"event": 1, "source": 1, "destination": 3}
-READ_ACTIONS = ("read", "list", "query", "get", "search", "fetch")
-UNSAID = 10**12  # an item with no reference sorts after every one the user placed
+__all__ = ["noted_ids", "operation_of", "rank", "trigger_of"]
 MAX_INSTRUCTION_CHARS = 400
 
 
@@ -49,91 +45,9 @@ def plan_id_for(confirmation_id: uuid.UUID) -> str:
     return str(uuid.uuid5(confirmation_id, "plan"))
 
 
-def noted_ids(notes: Notes, catalogue: Catalogue) -> list[str]:
-    """The noted integrations and tools that are in the catalogue and not removed, once each."""
-    items = [*notes.mentioned_integrations, *notes.mentioned_tools]
-    removed = set(notes.removed)
-    return list(
-        dict.fromkeys(i for i in items if catalogue.get(i) is not None and i not in removed)
-    )
-
-
-def wanted_refs(notes: Notes) -> dict[str, Reference]:
-    """The notes' references of wanted apps, by id."""
-    return {r.id: r for r in notes.references if r.role == "wanted"}
-
-
-def trigger_of(notes: Notes, catalogue: Catalogue) -> str | None:
-    """What starts the workflow: the schedule when there is one; else the first app the user
-    described an event in, else the first they read from, else the first whose catalogue role
-    is a trigger and that the user did not describe as a destination; each only if the app
-    has an event to start from (catalog/operations.json). None: the user starts it."""
-    items = noted_ids(notes, catalogue)
-    if SCHEDULER in items:
-        return SCHEDULER
-    refs = wanted_refs(notes)
-    placed = sorted(items, key=lambda i: refs[i].at if i in refs else UNSAID)
-    use = {i: refs[i].use if i in refs else None for i in placed}
-    apps = [i for i in placed if catalogue[i].kind == "integration"]
-    tests = (
-        lambda i: use[i] == "event",
-        lambda i: use[i] == "source",
-        lambda i: catalogue[i].role == "trigger" and use[i] != "destination",
-        # Nothing said where the data comes from: the first app the user described, when
-        # another app is left to receive the results.
-        lambda i: len(apps) > 1 and i == apps[0],
-    )
-    for test in tests:
-        for item in placed:
-            if test(item) and operations_for(item).events:
-                return item
-    return None
-
-
-def rank(item: str, catalogue: Catalogue, notes: Notes | None = None) -> tuple[int, int]:
-    """Where a step goes: the trigger first, then what the workflow reads, what it works out,
-    where it writes; within each, the order the user described them in."""
-    refs = wanted_refs(notes) if notes is not None else {}
-    ref = refs.get(item)
-    if (notes is not None and item == trigger_of(notes, catalogue)) or item == SCHEDULER:
-        group = 0
-    elif catalogue[item].kind == "tool":
-        group = 2
-    elif ref is not None and ref.use is not None:
-        group = USE_RANK[ref.use]
-    elif ref is not None and notes is not None:
-        group = 1 if ref.at < first_tool_at(notes, catalogue) else 3  # as the user told it
-    else:
-        group = ROLE_RANK.get(catalogue[item].role, 2)
-    return group, ref.at if ref is not None else UNSAID
-
-
-def first_tool_at(notes: Notes, catalogue: Catalogue) -> int:
-    """Where the user first described a step that works on the data (UNSAID if none)."""
-    tools = [
-        r.at
-        for r in wanted_refs(notes).values()
-        if (e := catalogue.get(r.id)) is not None and e.kind == "tool" and r.id != SCHEDULER
-    ]
-    return min(tools, default=UNSAID)
-
-
-def operation_of(item: str, notes: Notes, catalogue: Catalogue) -> str | None:
-    """The event the trigger starts on, or the action a step performs: reading where the user
-    reads from the app, the app's default action otherwise."""
-    ops: AppOperations = operations_for(item)
-    if item == trigger_of(notes, catalogue):
-        return ops.default_event
-    if rank(item, catalogue, notes)[0] == 1:  # read from, as the user told it
-        # An app with no read action is read by its event: what is new since the last run.
-        reading = [a.id for a in ops.actions if a.id.startswith(READ_ACTIONS)]
-        return reading[0] if reading else ops.default_event or ops.default_action
-    return ops.default_action
-
-
 def heuristic_proposal(notes: Notes, catalogue: Catalogue) -> dict[str, Any]:
     """The rule-made proposal (the model port's fallback): the described order, templates."""
-    items = sorted(noted_ids(notes, catalogue), key=lambda i: rank(i, catalogue, notes))
+    items = ordered(notes, catalogue)
     return {
         "order": items,
         "instructions": [
