@@ -19,13 +19,17 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from catalog.phrases import SENTENCE, Hit
+import re
+
+from catalog.phrases import Hit
 
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Token
 
 Role = Literal["turned_down", "context"]
+# A sentence ends at a mark followed by a space or the end: "sales@acme.com" and "3.5" do not.
+SENTENCE = re.compile(r".+?(?:[.!?;…](?=\s|$)|\n|$)", re.DOTALL)
 
 # A clause under one of these is a condition or a time, not a decision ("if it's not in S3").
 CONDITION_MARKS = {"if", "unless", "when", "whenever", "once", "until", "while", "whether", "where"}
@@ -159,8 +163,7 @@ def _sentences(text: str, hits: Iterable[Hit]) -> Iterator[tuple[int, str, list[
     for found in SENTENCE.finditer(text):
         inside = [h for h in pending if found.start() <= h.start and h.end <= found.end()]
         if inside:
-            end = found.end() + (1 if text[found.end() : found.end() + 1] in "?!." else 0)
-            yield found.start(), text[found.start() : end].rstrip(), inside
+            yield found.start(), found.group().rstrip(), inside
 
 
 def role_of(token: Token) -> Role | None:

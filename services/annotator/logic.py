@@ -143,7 +143,9 @@ def references(
             role=role,
             quote=match.quote(item)[:400],
             by="model" if item in model else "rules",
-            use=(match.use(item) or (before.use if kept and before else None)),
+            # The first use the user described stands: a later aside ("skip leads from
+            # gmail.com") does not turn the Gmail step that sends into one that reads.
+            use=(before.use if kept and before and before.use else match.use(item)),
             at=before.at if kept and before else turn + min(match.offset(item), TURN_SPAN - 1),
         )
     for item, ref in list(known.items()):
