@@ -13,7 +13,11 @@ from schemas.outline import Outline, OutlineAction
 from schemas.turn import MAX_MESSAGE_CHARS
 
 MAX_MESSAGE_BYTES = 8 * 1024
-STREAM_ID = re.compile(r"^\d+-\d+$")
+# A Redis stream id: two unsigned 64-bit parts. ASCII digits only (`\d` takes any script's
+# digits, which Redis does not), and at most 20 of each (2**64 - 1 has 20; `int` refuses
+# strings over 4,300 digits).
+STREAM_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
+STREAM_PART_MAX = 2**64 - 1
 
 
 class BadInput(ValueError):
@@ -86,11 +90,28 @@ def sse_frame(event_id: str, event_type: str, data: dict[str, Any]) -> str:
     )
 
 
-def resume_point(last_event_id: str | None) -> str:
-    """Where to start reading the session's event stream: after the client's last id."""
-    if last_event_id and STREAM_ID.match(last_event_id.strip()):
-        return last_event_id.strip()
-    return "0-0"
+def is_stream_id(value: str) -> bool:
+    """Whether Redis takes `value` as a stream id: `<ms>-<seq>`, each part below 2**64."""
+    found = STREAM_ID.fullmatch(value)
+    return found is not None and all(int(part) <= STREAM_PART_MAX for part in found.groups())
+
+
+def resume_point(last_event_id: str | None, after: str | None = None) -> str:
+    """Where to start reading the session's event stream: after the client's last id (the
+    `Last-Event-ID` header, else the `after` query parameter), or from the start when it
+    sent neither. BadInput for a cursor Redis would refuse: it is checked here, never sent,
+    so it cannot fail a read (services/gateway/outbox.py)."""
+    cursor, source = (last_event_id or "").strip(), "Last-Event-ID"
+    if not cursor:
+        cursor, source = (after or "").strip(), "after"
+    if not cursor:
+        return "0-0"
+    if not is_stream_id(cursor):
+        raise BadInput(
+            f"{source} must be an event id from this stream: two whole numbers joined by '-', "
+            f"each at most {STREAM_PART_MAX} (e.g. 1700000000000-0)"
+        )
+    return cursor
 
 
 def outline_view(session_id: str, outline: Outline) -> dict[str, Any]:

@@ -36,7 +36,17 @@ class SecuredGateway:
 
 SECURED_KEYS = {
     name: f"key-{name}-" + name[0] * 24
-    for name in ("alpha", "beta", "gamma", "delta", "epsilon", "fuzz", "bystander")
+    for name in (
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "epsilon",
+        "fuzz",
+        "bystander",
+        "victim",
+        "attacker",
+    )
 }
 SECURED_SECRET = "test-secret-" + "s" * 32
 # Low limits so the tests reach them in a few requests; tests/e2e/test_security.py reads these.

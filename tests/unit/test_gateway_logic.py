@@ -41,10 +41,39 @@ def test_sse_frame_carries_id_type_and_json():
 
 
 @pytest.mark.parametrize(
-    ("header", "start"), [(None, "0-0"), ("", "0-0"), ("1700-3", "1700-3"), ("garbage", "0-0")]
+    ("header", "after", "start"),
+    [
+        (None, None, "0-0"),
+        ("", " ", "0-0"),
+        ("1700-3", None, "1700-3"),
+        (None, "1700-3", "1700-3"),
+        ("1700-3", "9-9", "1700-3"),  # the header wins, as a browser's reconnect sends it
+        (f"{2**64 - 1}-{2**64 - 1}", None, f"{2**64 - 1}-{2**64 - 1}"),
+    ],
 )
-def test_resume_point_follows_last_event_id(header, start):
-    assert logic.resume_point(header) == start
+def test_resume_point_follows_last_event_id_then_after(header, after, start):
+    assert logic.resume_point(header, after) == start
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "99999999999999999999-0",  # the audit's: over 2**64 - 1, which Redis refuses
+        f"0-{2**64}",
+        "0-99999999999999999999",
+        "1" * 5000 + "-0",  # longer than int() reads
+        "\u0661\u0662-0",  # Arabic-Indic digits: \d takes them, Redis does not
+        "1700 -3",
+        "garbage",
+        "1700",
+        "-1-0",
+    ],
+)
+def test_a_cursor_redis_would_refuse_is_bad_input_naming_its_source(cursor):
+    with pytest.raises(logic.BadInput, match="Last-Event-ID must be an event id"):
+        logic.resume_point(cursor)
+    with pytest.raises(logic.BadInput, match="after must be an event id"):
+        logic.resume_point(None, cursor)
 
 
 def test_the_page_gets_every_catalogue_name_and_the_threshold():
