@@ -42,6 +42,7 @@ SECURED_KEYS = {
         "gamma",
         "delta",
         "epsilon",
+        "zeta",
         "fuzz",
         "bystander",
         "victim",

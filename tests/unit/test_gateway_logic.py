@@ -25,6 +25,38 @@ def test_message_over_8_kb_is_refused_with_the_limit():
         logic.validate_message("é" * 5000)  # 10,000 bytes of UTF-8 in 5,000 characters
 
 
+def test_tab_and_newlines_inside_a_message_are_kept():
+    assert (
+        logic.validate_message("\nfirst line\r\n\tsecond line\n") == "first line\r\n\tsecond line"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "position"),
+    [
+        ("pay now\x00", "no-control-characters", 7),
+        ("\x1fwatch Gmail", "no-control-characters", 0),  # trimming used to hide it
+        ("watch Gmail\x85", "no-control-characters", 11),  # NEL: whitespace to str.strip()
+        ("watch\x7fGmail", "no-control-characters", 5),
+        ("send to \u202egnp.exe", "no-bidi-controls", 8),
+        ("\u200fwatch Gmail", "no-bidi-controls", 0),
+        ("watch \u061cGmail", "no-bidi-controls", 6),
+        ("watch\u200bGmail", "no-zero-width-characters", 5),
+        ("watch Gmail\u200d", "no-zero-width-characters", 11),
+        ("\ufeffwatch Gmail", "no-zero-width-characters", 0),
+        ("watch Gmail\u2060", "no-zero-width-characters", 11),
+        ("watch Gmail\U000e0049\U000e0067\U000e006e", "no-tag-characters", 11),
+        ("\U000e0001watch Gmail", "no-tag-characters", 0),
+    ],
+)
+def test_hidden_characters_anywhere_are_refused_naming_the_character_and_rule(text, rule, position):
+    with pytest.raises(logic.BadInput) as refused:
+        logic.validate_message(text)
+    message = str(refused.value)
+    assert f"rule {rule}" in message and f"at position {position}" in message
+    assert f"U+{ord(text[position]):04X}" in message
+
+
 def test_session_ids_fit_the_envelope_and_differ():
     import re
 
