@@ -15,11 +15,10 @@ user's own organisation), not phrasings: the parse decides where each applies.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
-
-import re
 
 from catalog.phrases import Hit
 

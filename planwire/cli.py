@@ -373,6 +373,26 @@ def _default_cases() -> Path:
     return here if here.is_dir() else Path(__file__).resolve().parents[2] / "shared/eval/cases"
 
 
+keys_app = typer.Typer(help="API keys of the gateway (docs/security.md).", no_args_is_help=True)
+app.add_typer(keys_app, name="keys")
+
+
+@keys_app.command("new")
+def keys_new(tenant: str = typer.Argument(..., help="The tenant the key authenticates.")) -> None:
+    """Print a new key (for the tenant's client) and its stored form (for the gateway's
+    PLANWIRE_API_KEYS, which then never holds the key itself)."""
+    import json
+
+    from services.gateway import auth
+
+    if not tenant.strip():
+        raise typer.BadParameter("the tenant needs a name", param_hint="TENANT")
+    key = auth.new_key()
+    stored = auth.stored_form(key)
+    typer.echo(f"key: {key}\nstored: {stored}")
+    typer.echo(f"PLANWIRE_API_KEYS entry: {json.dumps({stored: tenant})}")
+
+
 dlq_app = typer.Typer(
     help="Dead letters: messages consumers parked in <topic>.dlq (planwire/dlq.py).",
     no_args_is_help=True,

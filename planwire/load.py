@@ -24,9 +24,9 @@ from planwire.client import SessionClient, parse_sse
 if TYPE_CHECKING:
     from planwire.stack import EmbeddedStack
 
-KEYS = {
-    "load-a": "load-key-aaaaaaaaaaaaaaaaaaaaaaaa",
-    "load-b": "load-key-bbbbbbbbbbbbbbbbbbbbbbbb",
+KEYS = {  # 43 characters and more: the gateway refuses shorter keys
+    "load-a": "load-key-" + "a" * 40,
+    "load-b": "load-key-" + "b" * 40,
 }
 CONVERSATION = [
     "Invoices arrive as PDF attachments in our Gmail inbox; pull the vendor and total out.",

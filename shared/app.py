@@ -4,12 +4,16 @@ Probes as Kubernetes means them: `/health` (liveness) answers 204 whenever the p
 answer at all, so a broker or Redis outage never restarts every pod; `/ready` (readiness)
 answers 204 only while the broker and Redis both answer, 503 otherwise, so a pod that
 cannot work is taken out of rotation and put back by itself.
+
+A process whose app has stopped does not stay to answer them: a start that fails, or an app
+whose lifespan ends while the server runs, ends the process with a non-zero status (`serve`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sys
 from collections.abc import Awaitable, Callable
 from types import FrameType
@@ -20,6 +24,7 @@ from faststream.asgi import AsgiFastStream, AsgiResponse, get
 from faststream.kafka import KafkaBroker
 from faststream.specification import AsyncAPI
 from prometheus_client import REGISTRY, make_asgi_app
+from uvicorn.lifespan.on import LifespanOn
 
 from shared.logs import configure_logging
 from shared.settings import InfraSettings
@@ -27,6 +32,7 @@ from shared.settings import InfraSettings
 PROBE_TIMEOUT_S = 5.0
 TICK_S = 1.0  # how often the server looks at its own state (uvicorn: 0.1 s)
 STARTUP_FAILURE = 3  # the exit status uvicorn.run gives a server that did not start
+log = logging.getLogger("planwire.server")
 Check = Callable[[], Awaitable[bool]]
 
 
@@ -82,6 +88,7 @@ class Server(uvicorn.Server):
 
     wake: asyncio.Event | None = None
     loop: asyncio.AbstractEventLoop | None = None
+    app_died = False  # the app's lifespan ended while the server ran (see `lifespan_ended`)
 
     async def main_loop(self) -> None:
         self.wake, self.loop = asyncio.Event(), asyncio.get_running_loop()
@@ -91,7 +98,25 @@ class Server(uvicorn.Server):
             counter = (counter + 10) % 864000  # uvicorn counts tenths: each look is a whole second
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), TICK_S)
-            should_exit = await self.on_tick(counter)
+            should_exit = await self.on_tick(counter) or self.lifespan_ended()
+
+    def lifespan_ended(self) -> bool:
+        """True once the app's lifespan has ended on its own while serving.
+
+        FastStream reports its start complete *before* it starts the broker, so a broker or
+        producer that then fails to start (a refused `InitProducerId`) ends the app's lifespan
+        after uvicorn took the start as done: uvicorn logs it and serves on, `/health` 204
+        with nothing consuming, a zombie no liveness probe restarts. Only a shutdown asks the
+        lifespan to end, so an ended one while serving is the app gone.
+        """
+        lifespan = getattr(self, "lifespan", None)
+        ended = isinstance(lifespan, LifespanOn) and (
+            lifespan.error_occurred or lifespan.shutdown_event.is_set()
+        )
+        if ended and not self.app_died:
+            self.app_died = True
+            log.error("the app stopped while serving (see the error above); exiting")
+        return ended
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)
@@ -108,5 +133,6 @@ def serve(app: Any, settings: InfraSettings, name: str = "planwire") -> None:
     server = Server(config)
     with contextlib.suppress(KeyboardInterrupt):
         server.run()
-    if not server.started:  # as uvicorn.run: a failed start is the process's failure
+    # As uvicorn.run, a failed start is the process's failure; so is an app that died after.
+    if not server.started or server.app_died:
         sys.exit(STARTUP_FAILURE)

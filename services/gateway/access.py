@@ -6,6 +6,8 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 
 from services.gateway import auth
+from services.gateway.metrics import REFUSED
+from services.gateway.throttle import FailedLogins
 
 router = APIRouter(prefix="/auth")
 
@@ -17,12 +19,31 @@ def unauthorized(exc: auth.Unauthorized) -> HTTPException:
 async def tenant_of(request: Request) -> str:
     """The caller's tenant: every route resolves it here, from the bearer key or the cookie.
     A coroutine: FastAPI runs a plain `def` dependency on a worker thread."""
+    return await checked_tenant(request, request.cookies.get(auth.COOKIE_NAME))
+
+
+async def checked_tenant(request: Request, cookie: str | None) -> str:
+    """The tenant the request's credential proves; 401 when it proves none, 429 while its
+    address is over its failed-login budget (services/gateway/throttle.py)."""
     authenticator: auth.Authenticator = request.app.state.auth
-    try:
-        return authenticator.tenant(
-            request.headers.get("authorization"), request.cookies.get(auth.COOKIE_NAME)
+    if authenticator.anonymous:
+        return auth.ANONYMOUS_TENANT
+    authorization = request.headers.get("authorization")
+    presented = authorization is not None or bool(cookie)
+    logins: FailedLogins = request.app.state.failed_logins
+    client = request.client.host if request.client else "unknown"
+    if presented and (wait := await logins.wait_s(client)) is not None:
+        REFUSED.labels("429").inc()
+        raise HTTPException(
+            429,
+            f"too many failed logins from this address; try again in {wait} s",
+            headers={"Retry-After": str(wait)},
         )
+    try:
+        return authenticator.tenant(authorization, cookie)
     except auth.Unauthorized as exc:
+        if presented:
+            await logins.failed(client)
         raise unauthorized(exc) from exc
 
 
@@ -30,10 +51,7 @@ async def tenant_of(request: Request) -> str:
 async def login(request: Request) -> Response:
     """Trade a bearer key (never a cookie) for a short-lived signed cookie, for pages."""
     authenticator: auth.Authenticator = request.app.state.auth
-    try:
-        tenant = authenticator.tenant(request.headers.get("authorization"), None)
-    except auth.Unauthorized as exc:
-        raise unauthorized(exc) from exc
+    tenant = await checked_tenant(request, None)
     response = Response(status_code=204)
     response.set_cookie(
         auth.COOKIE_NAME,

@@ -19,12 +19,18 @@ import hashlib
 import hmac
 import ipaddress
 import json
+import re
 import secrets
 import time
 
 COOKIE_NAME = "planwire_auth"
 ANONYMOUS_TENANT = "public"
 HASH_PREFIX = "sha256:"
+# A plain key must be able to hold 32 random bytes: 43 characters of URL-safe base64 (what
+# `new_key` prints). A hashed key's length cannot be checked: `planwire keys new` makes both.
+KEY_BYTES = 32
+MIN_KEY_CHARS = 43
+STORED_HASH = re.compile(r"[0-9a-fA-F]{64}")
 
 
 class Unauthorized(Exception):
@@ -52,6 +58,35 @@ class KeyRing:
             if hmac.compare_digest(presented, stored):
                 found = tenant
         return found
+
+
+def new_key() -> str:
+    """A new API key: `KEY_BYTES` random bytes, URL-safe (43 characters)."""
+    return secrets.token_urlsafe(KEY_BYTES)
+
+
+def stored_form(key: str) -> str:
+    """The key as it can be configured without its plain text: `sha256:<hex>`."""
+    return HASH_PREFIX + key_hash(key).hex()
+
+
+def key_refusal(keys: dict[str, str]) -> str | None:
+    """Why a configured key may not be used (too short to be random enough, or a malformed
+    hash), or None. Names the tenant, never the key."""
+    for key, tenant in keys.items():
+        if key.startswith(HASH_PREFIX):
+            if not STORED_HASH.fullmatch(key.removeprefix(HASH_PREFIX)):
+                return (
+                    f"PLANWIRE_API_KEYS: the hashed key of tenant {tenant!r} is not "
+                    f"'{HASH_PREFIX}' and 64 hex digits; `planwire keys new {tenant}` prints one"
+                )
+        elif len(key) < MIN_KEY_CHARS:
+            return (
+                f"PLANWIRE_API_KEYS: the key of tenant {tenant!r} is {len(key)} characters; "
+                f"a key must hold at least {KEY_BYTES} random bytes ({MIN_KEY_CHARS} characters "
+                f"or more): `planwire keys new {tenant}` makes one"
+            )
+    return None
 
 
 def _stored_hash(configured: str) -> bytes:
@@ -147,9 +182,11 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def startup_refusal(host: str, has_keys: bool, allow_anonymous: bool) -> str | None:
+def startup_refusal(host: str, keys: dict[str, str], allow_anonymous: bool) -> str | None:
     """Why the gateway must not start with these settings, or None when it may."""
-    if has_keys or allow_anonymous or is_loopback(host):
+    if keys:
+        return key_refusal(keys)
+    if allow_anonymous or is_loopback(host):
         return None
     return (
         f"refusing to serve {host} without API keys: set PLANWIRE_API_KEYS "

@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 import secrets
+import unicodedata
 from typing import Any
 
 from catalog import Catalogue
@@ -13,7 +14,11 @@ from schemas.outline import Outline, OutlineAction
 from schemas.turn import MAX_MESSAGE_CHARS
 
 MAX_MESSAGE_BYTES = 8 * 1024
-STREAM_ID = re.compile(r"^\d+-\d+$")
+# A Redis stream id: two unsigned 64-bit parts. ASCII digits only (`\d` takes any script's
+# digits, which Redis does not), and at most 20 of each (2**64 - 1 has 20; `int` refuses
+# strings over 4,300 digits).
+STREAM_ID = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
+STREAM_PART_MAX = 2**64 - 1
 
 
 class BadInput(ValueError):
@@ -23,29 +28,56 @@ class BadInput(ValueError):
 def validate_message(text: str) -> str:
     """The message to forward: non-empty after trimming, at most 8 KB of UTF-8, no hidden text.
 
-    Control characters (other than tab and newlines) and bidirectional overrides are refused,
-    not stripped: they change what a reader or a model sees without showing themselves
-    ("Trojan Source"), and a client that sends them should learn so.
+    Hidden characters (`HIDDEN_RULES`) are refused, not stripped, wherever they are, the ends
+    included (they are looked for before trimming): they change what a reader or a model
+    sees without showing themselves ("Trojan Source"; tag characters spell out instructions a
+    model reads and a person cannot see), and a client that sends them should learn so.
     """
+    if found := HIDDEN.search(text):
+        raise BadInput(hidden_refusal(found.group(), found.start()))
     stripped = text.strip()
     if not stripped:
         raise BadInput("message text is empty")
     size = len(stripped.encode())
     if size > MAX_MESSAGE_BYTES or len(stripped) > MAX_MESSAGE_CHARS:
         raise BadInput(f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
-    if found := HIDDEN.search(stripped):
-        rule = "no-bidi-controls" if found.group() in BIDI else "no-control-characters"
-        raise BadInput(
-            f"message contains U+{ord(found.group()):04X} at position {found.start()}; "
-            f"rule {rule}: control characters other than tab and newline, and bidirectional "
-            "overrides, are not accepted"
-        )
     return stripped
 
 
-# C0 and C1 controls except tab, LF, CR; DEL; bidi embeddings, overrides and isolates.
-BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-HIDDEN = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{BIDI}]")
+# What a message may not carry, anywhere in it: the rule, its characters, what they are.
+HIDDEN_RULES = (
+    (
+        "no-control-characters",
+        "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f",  # C0 but tab, LF, CR; DEL; C1
+        "control characters other than tab, newline and carriage return",
+    ),
+    (
+        "no-bidi-controls",
+        "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069",  # marks, embeddings, overrides, isolates
+        "bidirectional marks, embeddings, overrides and isolates",
+    ),
+    (
+        "no-zero-width-characters",
+        "\u180e\u200b-\u200d\u2060-\u2064\ufeff",  # spaces, joiners, invisible operators, BOM
+        "zero-width and invisible characters (joiners included)",
+    ),
+    ("no-tag-characters", "\U000e0000-\U000e007f", "Unicode tag characters"),
+)
+HIDDEN = re.compile("[" + "".join(chars for _, chars, _ in HIDDEN_RULES) + "]")
+
+
+def hidden_refusal(char: str, position: int) -> str:
+    """Why a message holding `char` at `position` is refused: the character and its rule."""
+    rule, what = next(
+        (rule, what) for rule, chars, what in HIDDEN_RULES if re.fullmatch(f"[{chars}]", char)
+    )
+    name = unicodedata.name(char, "")
+    return (
+        f"message contains U+{ord(char):04X}{' ' + name if name else ''} at position "
+        f"{position}; rule {rule}: {what} are not accepted anywhere in a message"
+    )
+
+
 IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,128}$")
 PLAUSIBLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -86,11 +118,28 @@ def sse_frame(event_id: str, event_type: str, data: dict[str, Any]) -> str:
     )
 
 
-def resume_point(last_event_id: str | None) -> str:
-    """Where to start reading the session's event stream: after the client's last id."""
-    if last_event_id and STREAM_ID.match(last_event_id.strip()):
-        return last_event_id.strip()
-    return "0-0"
+def is_stream_id(value: str) -> bool:
+    """Whether Redis takes `value` as a stream id: `<ms>-<seq>`, each part below 2**64."""
+    found = STREAM_ID.fullmatch(value)
+    return found is not None and all(int(part) <= STREAM_PART_MAX for part in found.groups())
+
+
+def resume_point(last_event_id: str | None, after: str | None = None) -> str:
+    """Where to start reading the session's event stream: after the client's last id (the
+    `Last-Event-ID` header, else the `after` query parameter), or from the start when it
+    sent neither. BadInput for a cursor Redis would refuse: it is checked here, never sent,
+    so it cannot fail a read (services/gateway/outbox.py)."""
+    cursor, source = (last_event_id or "").strip(), "Last-Event-ID"
+    if not cursor:
+        cursor, source = (after or "").strip(), "after"
+    if not cursor:
+        return "0-0"
+    if not is_stream_id(cursor):
+        raise BadInput(
+            f"{source} must be an event id from this stream: two whole numbers joined by '-', "
+            f"each at most {STREAM_PART_MAX} (e.g. 1700000000000-0)"
+        )
+    return cursor
 
 
 def outline_view(session_id: str, outline: Outline) -> dict[str, Any]:

@@ -24,10 +24,12 @@ from catalog import load_catalogue
 from planwire import topology
 from schemas.turn import TurnReceived
 from services.gateway import access, auth, handlers, logic, routes
+from services.gateway.hosts import HostGuard, allowed_hosts
 from services.gateway.limits import BodyLimit, Limits, Refusal, StreamSlots
 from services.gateway.metrics import phase_sampler
 from services.gateway.outbox import OutboxHub
 from services.gateway.store import SessionStore
+from services.gateway.throttle import FailedLogins
 from shared.app import PROBE_TIMEOUT_S, Check, reachable
 from shared.redis import make_redis
 from shared.service import Service
@@ -50,6 +52,12 @@ class Settings(InfraSettings):
     auth_secret: str = ""
     auth_token_ttl_s: int = 3600
     auth_cookie_secure: Literal["auto", "true", "false"] = "auto"
+    # Failed credentials one client address may present per window (services/gateway/throttle.py).
+    auth_failures_per_window: int = 10
+    auth_failure_window_s: int = 60
+    # Host names answered (services/gateway/hosts.py); empty: loopback names when keyless on
+    # loopback, any otherwise.
+    allowed_hosts: list[str] = []
     # Bounds (docs/security.md, "Limits"); rates are per tenant, shared by every replica.
     max_body_bytes: int = 32 * 1024
     rate_sessions_per_min: int = 30
@@ -88,9 +96,7 @@ turns = service.publisher_of(TurnReceived)
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Connect Redis and the broker; the consumer shares one group across replicas."""
-    refusal = auth.startup_refusal(
-        settings.http_host, bool(settings.api_keys), settings.allow_anonymous
-    )
+    refusal = auth.startup_refusal(settings.http_host, settings.api_keys, settings.allow_anonymous)
     if refusal:
         raise SystemExit(refusal)
     app.state.auth = auth.Authenticator(
@@ -112,6 +118,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.store, app.state.turns = (
             SessionStore(opened.redis, settings.session_ttl_s),
             turns,
+        )
+        app.state.failed_logins = FailedLogins(
+            opened.redis, settings.auth_failures_per_window, settings.auth_failure_window_s
         )
         app.state.catalogue_view = logic.catalogue_view(load_catalogue(), settings.ready_threshold)
         broker.context.set_global("store", app.state.store)
@@ -142,6 +151,8 @@ app.add_middleware(TraceRequests, service="gateway")  # a turn's trace starts at
 app.include_router(routes.router)
 app.include_router(access.router)
 app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+keyless_loopback = not settings.api_keys and auth.is_loopback(settings.http_host)
+app.add_middleware(HostGuard, allowed=allowed_hosts(settings.allowed_hosts, keyless_loopback))
 app.mount("/metrics", make_asgi_app(REGISTRY))
 app.mount("/ui", StaticFiles(directory=WEB), name="ui")
 
@@ -213,7 +224,7 @@ for _unavailable in UNAVAILABLE:
 
 if __name__ == "__main__":
     if refusal := auth.startup_refusal(
-        settings.http_host, bool(settings.api_keys), settings.allow_anonymous
+        settings.http_host, settings.api_keys, settings.allow_anonymous
     ):
         raise SystemExit(refusal)
     service.serve(app)

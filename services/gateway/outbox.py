@@ -25,6 +25,7 @@ from typing import Any, cast
 from redis.asyncio import Redis
 from redis.typing import KeyT, StreamIdT
 
+from services.gateway.logic import is_stream_id
 from shared.redis import text
 from shared.tasks import alongside
 
@@ -62,7 +63,12 @@ class OutboxHub:
 
     @contextlib.asynccontextmanager
     async def watch(self, key: str, after: str) -> AsyncIterator[Watch]:
-        """Be woken when `key` gets an entry after `after`, until the block exits."""
+        """Be woken when `key` gets an entry after `after`, until the block exits.
+
+        ValueError for an `after` Redis would refuse: every stream shares one read, and one
+        bad cursor in it would fail that read for all of them."""
+        if not is_stream_id(after):
+            raise ValueError(f"not a stream id: {after[:50]!r}")
         watch = Watch(key)
         new = key not in self.watches
         if new:

@@ -256,7 +256,10 @@ async def stream_events(
     last_event_id: str | None = Header(default=None),
 ) -> StreamingResponse:
     """Server-Sent Events of replies and progress; resumes after Last-Event-ID."""
-    after = logic.resume_point(last_event_id or request.query_params.get("after"))
+    try:
+        after = logic.resume_point(last_event_id, request.query_params.get("after"))
+    except logic.BadInput as exc:
+        raise HTTPException(400, str(exc)) from exc
     slots = request.app.state.stream_slots
     if refusal := slots.refusal(tenant):
         raise refused(refusal)

@@ -34,9 +34,21 @@ class SecuredGateway:
         return {"Authorization": f"Bearer {self.keys[tenant]}"}
 
 
+# Keys of 43 characters and more, the least the gateway takes (32 random bytes' worth).
 SECURED_KEYS = {
-    name: f"key-{name}-" + name[0] * 24
-    for name in ("alpha", "beta", "gamma", "delta", "epsilon", "fuzz", "bystander")
+    name: f"key-{name}-" + name[0] * 40
+    for name in (
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "epsilon",
+        "zeta",
+        "fuzz",
+        "bystander",
+        "victim",
+        "attacker",
+    )
 }
 SECURED_SECRET = "test-secret-" + "s" * 32
 # Low limits so the tests reach them in a few requests; tests/e2e/test_security.py reads these.
@@ -50,6 +62,9 @@ SECURED_ENV = {
     "PLANWIRE_RATE_TURNS_PER_MIN": "10",
     "PLANWIRE_MAX_STREAMS_PER_TENANT": "3",
     "PLANWIRE_MAX_STREAMS_TOTAL": "6",
+    # These tests and the fuzz present hundreds of wrong keys from 127.0.0.1 on purpose; the
+    # failed-login throttle is tested on a gateway of its own (test_security_hardening.py).
+    "PLANWIRE_AUTH_FAILURES_PER_WINDOW": "1000000",
 }
 
 

@@ -1,10 +1,12 @@
 """Probes as Kubernetes means them, on a real service process: liveness is the process
-answering; readiness is the broker and Redis answering."""
+answering; readiness is the broker and Redis answering; a service that cannot start its broker
+client does not stay alive to answer them."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 
 import httpx
@@ -60,3 +62,36 @@ async def test_a_service_without_redis_is_alive_but_not_ready_and_a_healthy_one_
         await asyncio.to_thread(child.popen.wait, 20)
     healthy = stack.service_urls["trimmer"]
     assert (await probe(healthy, "/health"), await probe(healthy, "/ready")) == (204, 204)
+
+
+async def test_a_service_whose_producer_fails_to_start_exits_instead_of_staying_alive(
+    stack, tmp_path
+):
+    """The audit's zombie: the embedded Tansu refuses idempotent producers (`InitProducerId`),
+    FastStream stopped the app after reporting it started, and the process went on answering
+    /health 204 with nothing consumed, so no liveness probe ever restarted it."""
+    (http_port,) = free_ports(1)
+    env = {
+        **os.environ,
+        **stack.env,
+        "PYTHONPATH": str(ROOT),
+        "PLANWIRE_HTTP_PORT": str(http_port),
+        "PLANWIRE_KAFKA_IDEMPOTENCE": "true",  # what Tansu refuses
+    }
+    child = Child(
+        "trimmer-no-producer",
+        [sys.executable, "-m", "services.trimmer.main"],
+        tmp_path / "trimmer.log",
+        env,
+        cwd=str(ROOT),
+    ).start()
+    assert child.popen is not None
+    try:
+        status = await asyncio.to_thread(child.popen.wait, 90)
+    except subprocess.TimeoutExpired:
+        status = None
+    finally:
+        child.signal_group(9)
+    log = child.log.read_text(errors="replace")
+    assert status == 3, f"still running or wrong status {status}:\n{child.tail()}"
+    assert "InitProducerIdRequest" in log and "the app stopped while serving" in log

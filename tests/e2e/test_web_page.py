@@ -355,7 +355,7 @@ async def test_the_page_is_served_with_its_own_assets_only(web_stack):
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
 
 
-KEYS = {"key-acme-" + "a" * 20: "acme", "key-globex-" + "g" * 20: "globex"}
+KEYS = {"key-acme-" + "a" * 40: "acme", "key-globex-" + "g" * 40: "globex"}
 
 
 @pytest_asyncio.fixture(scope="module")

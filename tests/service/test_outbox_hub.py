@@ -1,9 +1,12 @@
 """The gateway's shared outbox reader on a real Valkey: a stream opened while the reader is
-blocked is read at once, not after the block runs out."""
+blocked is read at once, not after the block runs out, and a cursor Redis would refuse never
+joins the read every stream shares."""
 
 from __future__ import annotations
 
 import asyncio
+
+import pytest
 
 from services.gateway.outbox import OutboxHub
 from shared.redis import make_redis
@@ -43,6 +46,26 @@ async def test_entries_of_every_watched_stream_wake_their_watchers(redis_url):
             assert not a.woken.is_set()
             await redis.xadd("outbox:a", {"type": "reply"})
             assert await a.wait(2.0)
+    finally:
+        await reader.aclose()
+        await redis.aclose()
+
+
+async def test_a_cursor_redis_would_refuse_never_joins_the_shared_read(redis_url):
+    redis, reader = make_redis(redis_url), make_redis(redis_url, 1)
+    hub = OutboxHub(redis, 200, reader=reader)
+    try:
+        async with hub.running(), hub.watch("outbox:ok", "0-0") as ok:
+            for bad in ("99999999999999999999-0", "0-99999999999999999999", "1-x"):
+                with pytest.raises(ValueError, match="not a stream id"):
+                    async with hub.watch("outbox:attacker", bad):
+                        pass
+            assert "outbox:attacker" not in hub.cursors
+            # Had the bad cursor joined, this read would fail and the hub would pause.
+            for n in range(3):
+                ok.woken.clear()
+                await redis.xadd("outbox:ok", {"type": "reply", "n": str(n)})
+                assert await ok.wait(2.0), f"entry {n} did not wake its stream"
     finally:
         await reader.aclose()
         await redis.aclose()

@@ -1,6 +1,6 @@
 """The HTTP server every service runs under (shared/app.py): it looks at its own state once a
-second, not ten times, yet a stop signal still ends it at once, and a failed start is still
-the process's failure, as under uvicorn.run."""
+second, not ten times, yet a stop signal still ends it at once; a failed start is still the
+process's failure, as under uvicorn.run, and so is an app that dies once started."""
 
 from __future__ import annotations
 
@@ -13,14 +13,18 @@ import httpx
 
 from planwire.procs import free_ports
 
-# A bare ASGI app: its lifespan starts (or refuses to), every request gets 204.
+# A bare ASGI app: its lifespan starts (or refuses to, or dies as FastStream's does when the
+# broker fails to start after the start was reported complete), every request gets 204.
 CHILD = """
+import asyncio
 import sys
 import shared.app as served
 from shared.settings import InfraSettings
 
-served.TICK_S = 120.0  # a stop that waited for the next look would take two minutes
-fail = sys.argv[2] == "fail"
+mode = sys.argv[2]
+if mode == "ok":
+    served.TICK_S = 120.0  # a stop that waited for the next look would take two minutes
+fail = mode == "fail"
 
 async def app(scope, receive, send):
     if scope["type"] == "lifespan":
@@ -31,6 +35,10 @@ async def app(scope, receive, send):
                 await send({"type": f"lifespan.startup.{kind}", "message": "refused"})
                 if fail:
                     return
+                if mode == "dies":
+                    await asyncio.sleep(0.5)
+                    await send({"type": "lifespan.shutdown.failed", "message": "no broker"})
+                    raise RuntimeError("the broker did not start")
             elif message["type"] == "lifespan.shutdown":
                 await send({"type": "lifespan.shutdown.complete"})
                 return
@@ -84,3 +92,16 @@ def test_a_service_whose_start_fails_exits_with_uvicorns_startup_failure_status(
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_service_whose_app_dies_after_its_start_exits_instead_of_answering_probes():
+    """FastStream reports the start complete, then starts the broker: a broker or producer
+    that fails there used to leave a process answering /health 204 and consuming nothing."""
+    (port,) = free_ports(1)
+    child = start(port, "dies")
+    try:
+        assert child.wait(timeout=60) == 3
+    finally:
+        child.kill()
+        child.wait()
+    assert b"the app stopped while serving" in (child.stderr.read() if child.stderr else b"")

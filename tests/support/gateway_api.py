@@ -8,6 +8,7 @@ from redis.asyncio import Redis
 from services.gateway import auth, routes
 from services.gateway.limits import Limits
 from services.gateway.store import SessionStore
+from services.gateway.throttle import FailedLogins
 
 TTL = 3600
 
@@ -19,4 +20,5 @@ def gateway_app(redis: Redis, keys: dict[str, str]) -> FastAPI:
     app.state.store = SessionStore(redis, TTL)
     app.state.auth = auth.Authenticator(auth.KeyRing(keys), b"s" * 32, token_ttl_s=60)
     app.state.limits = Limits(1000, 1000, 1000, TTL)
+    app.state.failed_logins = FailedLogins(redis, 1000, 60)
     return app

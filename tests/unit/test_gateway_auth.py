@@ -98,7 +98,32 @@ def test_a_forged_or_mangled_token_is_refused():
     ],
 )
 def test_the_gateway_refuses_an_open_bind_without_keys(host, keys, anonymous, refused):
-    reason = auth.startup_refusal(host, keys, anonymous)
+    reason = auth.startup_refusal(host, {auth.new_key(): "acme"} if keys else {}, anonymous)
     assert (reason is not None) == refused
     if refused:
         assert "PLANWIRE_API_KEYS" in reason and "PLANWIRE_ALLOW_ANONYMOUS" in reason
+
+
+def test_a_new_key_holds_32_random_bytes_and_its_stored_form_admits_it():
+    keys = {auth.new_key() for _ in range(50)}
+    assert len(keys) == 50 and all(len(key) >= auth.MIN_KEY_CHARS for key in keys)
+    key = keys.pop()
+    stored = auth.stored_form(key)
+    assert stored.startswith("sha256:") and key not in stored
+    assert auth.KeyRing({stored: "acme"}).tenant_for(key) == "acme"
+    assert auth.startup_refusal("0.0.0.0", {stored: "acme", key: "acme"}, False) is None
+
+
+@pytest.mark.parametrize("length", [1, 24, auth.MIN_KEY_CHARS - 1])
+def test_a_key_too_short_to_hold_32_random_bytes_refuses_the_start_naming_its_tenant(length):
+    short = ("Q7" * 30)[:length]
+    reason = auth.startup_refusal("0.0.0.0", {auth.new_key(): "ok", short: "acme"}, False)
+    assert reason is not None
+    assert "'acme'" in reason and f"{length} characters" in reason
+    assert "planwire keys new acme" in reason and short not in reason
+
+
+@pytest.mark.parametrize("stored", ["sha256:abc", "sha256:" + "g" * 64, "sha256:" + "a" * 65])
+def test_a_malformed_hashed_key_refuses_the_start(stored):
+    reason = auth.startup_refusal("127.0.0.1", {stored: "acme"}, False)
+    assert reason is not None and "hashed key of tenant 'acme'" in reason
