@@ -125,6 +125,11 @@ def parser() -> Language:
     return nlp
 
 
+def warm() -> None:
+    """Load the pipeline now (about a second), so a service's first turn does not wait."""
+    parse("Warm up the parser.")
+
+
 @lru_cache(maxsize=2048)
 def parse(sentence: str) -> Doc:
     """One sentence, parsed once however many turns and services ask."""
@@ -154,6 +159,13 @@ def roles(text: str, hits: Iterable[Hit]) -> dict[Hit, Role]:
             if span is not None and (role := role_of(span.root)) is not None:
                 verdicts[hit] = role
     return verdicts
+
+
+def sentence_at(text: str, pos: int) -> str:
+    """The sentence holding pos, ended as SENTENCE ends one (an address is no end)."""
+    return next(
+        (m.group().strip() for m in SENTENCE.finditer(text) if m.start() <= pos < m.end()), ""
+    )
 
 
 def _sentences(text: str, hits: Iterable[Hit]) -> Iterator[tuple[int, str, list[Hit]]]:

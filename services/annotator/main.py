@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from catalog.structure import warm
 from planwire import topology
 from services.annotator import handlers
 from shared.model.service import ModelService, ModelServiceSettings
@@ -15,6 +16,7 @@ class Settings(ModelServiceSettings):
 
 service = ModelService.declared(topology.node("annotator"), Settings(), handlers=handlers)
 app = service.app()
+warm()  # the parser reads every turn's sentences; load it before the first one arrives
 
 if __name__ == "__main__":
     service.serve(app)

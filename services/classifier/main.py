@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from catalog.structure import warm
 from planwire import topology
 from services.classifier import handlers
 from shared.model.service import ModelService
 
 service = ModelService.declared(topology.node("classifier"), handlers=handlers)
 app = service.app()
+warm()  # the parser reads every turn's sentences; load it before the first one arrives
 
 if __name__ == "__main__":
     service.serve(app)

@@ -167,12 +167,14 @@ def with_conditions(
 
 
 def _after(nodes: list[dict[str, Any]], condition: Condition, catalogue: Catalogue) -> int:
-    """Index of the node the condition follows."""
+    """Index of the node the condition follows: the step its sentence names (not one that
+    writes), the sentiment step for a mood, else the last step that brings data in."""
     named = set(find_mentions(condition.quote, catalogue))
     if condition.field == "sentiment":
         named.add("sentiment")
     tested = [i for i, n in enumerate(nodes) if n.get("app") in named and n["role"] != "action"]
-    return tested[-1] if tested else 0
+    reading = [i for i, n in enumerate(nodes) if n["role"] in ("trigger", "source")]
+    return tested[-1] if tested else reading[-1] if reading else 0
 
 
 def schedule_of(configs: dict[str, dict[str, Any]]) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from catalog.guards import sentence_of
+from catalog.structure import sentence_at as sentence_of
 
 NUMBER = r"[$€£]?\s?(-?\d+(?:[.,]\d+)?)\s?(%|k\b|[$€£])?"
 COMPARISONS = (
@@ -48,6 +48,13 @@ TAKES = re.compile(
     r"|(?<!\w)(?:moves?|moved|goes|changes?|set)\s+(?:in)?to\s+[\"'‘“]?([A-Z][\w-]*(?:\s[A-Z][\w-]*)?)"
     r"|(?<!\w)(?:status|stage|state|column)\s+(?:is|=|of)\s+[\"'‘“]?([\w-]+)"
 )
+# A web domain or an address: "skip leads from gmail.com addresses", "only @acme.com senders".
+DOMAIN = re.compile(
+    r"(?<![\w.@-])@?((?:[\w-]+@)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,})(?![\w@-])", re.IGNORECASE
+)
+DROPPING = re.compile(
+    r"(?<!\w)(?:skip|ignore|except|exclude|excluding|without|not|no)(?!\w)", re.IGNORECASE
+)
 QUOTED = re.compile(r"[\"‘“]([^\"’”\n]{2,40})[\"’”]|(?<!\w)'([^'\n]{2,40})'(?!\w)")
 
 
@@ -75,6 +82,7 @@ def stated_conditions(text: str) -> list[Condition]:
     """Every condition the words state, in order, each value once."""
     found: list[Condition] = []
     found_all = [*_compared(text), *_stars(text), *_keywords(text), *_takes(text), *_moods(text)]
+    found_all += _domains(text)
     for condition in found_all + _quoted(text):
         if condition.value not in {c.value for c in found}:
             found.append(condition)
@@ -148,6 +156,19 @@ def _takes(text: str) -> list[Condition]:
                 field, "equals", value, sentence_of(text, match.start()).strip(), match.start()
             )
         )
+    return found
+
+
+def _domains(text: str) -> list[Condition]:
+    """A domain or address in a sentence that limits: kept, or skipped when the sentence drops."""
+    found = []
+    for match in DOMAIN.finditer(text):
+        sentence = _limited(text, match.start())
+        if sentence is not None and not re.match(
+            r"https?:|www\.", text[max(0, match.start() - 8) : match.start() + 4]
+        ):
+            operator = "not_contains" if DROPPING.search(sentence) else "contains"
+            found.append(Condition("email", operator, match.group(1), sentence, match.start()))
     return found
 
 

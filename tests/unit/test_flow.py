@@ -1,0 +1,80 @@
+"""The workflow's shape from the notes (catalog/flow.py) and the conditions said in words
+(services/specialist/conditions.py): what starts it, the order, what each step does."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog import load_catalogue
+from catalog.flow import operation_of, ordered, trigger_of
+from schemas.turn import Notes
+from services.annotator.logic import ModelView, fold
+from services.specialist.conditions import stated_conditions
+
+CATALOGUE = load_catalogue()
+
+
+def notes_of(*turns: str) -> Notes:
+    notes = Notes()
+    for text in turns:
+        notes = fold(notes, text, ModelView(), CATALOGUE, 0.8, None).notes
+    return notes
+
+
+def test_the_app_the_user_describes_an_event_in_starts_it_and_steps_follow_the_telling():
+    notes = notes_of(
+        "Post a note in #billing on Slack whenever a Stripe charge fails, "
+        "after translating the customer's message and checking its tone."
+    )
+    assert trigger_of(notes, CATALOGUE) == "stripe"
+    assert ordered(notes, CATALOGUE) == ["stripe", "translator", "sentiment", "slack"]
+    assert operation_of("slack", notes, CATALOGUE) == "post_message"
+
+
+def test_a_schedule_starts_it_and_an_app_read_from_comes_before_the_work_and_the_sending():
+    notes = notes_of(
+        "Each Friday at 4pm, send the weekly summary by Gmail to boss@firm.org.",
+        "The numbers come from our Google Sheet of orders; total them first.",
+    )
+    assert trigger_of(notes, CATALOGUE) == "scheduler"
+    steps = ordered(notes, CATALOGUE)
+    assert steps[0] == "scheduler" and steps[-1] == "gmail"
+    assert steps.index("google_sheets") < steps.index("calculator")
+    assert operation_of("gmail", notes, CATALOGUE) == "send_email"
+    assert operation_of("google_sheets", notes, CATALOGUE) == "read_rows"
+
+
+def test_people_putting_files_into_an_app_is_what_starts_the_run():
+    notes = notes_of(
+        "Our drivers upload delivery photos to Dropbox; read the text and add a row in Airtable."
+    )
+    assert trigger_of(notes, CATALOGUE) == "dropbox"
+    assert ordered(notes, CATALOGUE)[0] == "dropbox"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Only refunds of more than 250 euros, please.", ("greater_than", "250")),
+        ("If a ticket has fewer than 3 replies, ignore it.", ("less_than", "3")),
+        ("Just the 2-star reviews or worse.", ("at_most", "2")),
+        ("Only issues labelled regression.", ("equals", "regression")),
+        ("Ignore anyone writing from hotmail.co.uk.", ("not_contains", "hotmail.co.uk")),
+        ("If the mood is negative, call me.", ("equals", "negative")),
+    ],
+)
+def test_a_stated_condition_is_read_with_its_value(text, expected):
+    found = stated_conditions(text)
+    assert [(c.operator, c.value) for c in found][:1] == [expected]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Send it every day at 9am.",
+        "Anything above 5,000 counts as a large item.",  # a definition, not a filter
+        "Email the digest to sales@acme.com.",
+    ],
+)
+def test_times_definitions_and_recipients_are_no_condition(text):
+    assert stated_conditions(text) == []
