@@ -148,11 +148,6 @@ CONTRACTED_STATE = re.compile(
     re.IGNORECASE,
 )
 # "years ago": a past-time marker after the items takes back its clause's items before it.
-# "Asana is what the curators use", "Jira is IT's tool": other people's tool, not ours.
-OTHERS_USE = words(
-    r"(?:is|are)\s+what\s+(?:the|our|their|other|some)\s+[\w-]+(?:\s+[\w-]+)?\s+use"
-    r"|(?:is|are)\s+(?:(?:the\s+)?(?:[\w-]+\s+)?[\w-]+['’]s|their|someone\s+else['’]s)\s+(?:tool|thing|system|app)"
-)
 HISTORY_AFTER = words(
     r"(?:years|months|ages|decades|a\s+(?:few|couple\s+of)\s+years|a\s+long\s+time)\s+ago"
 )
@@ -423,22 +418,7 @@ def removed_indices(text: str, hits: list[Hit]) -> set[int]:
         )
     for match in CONTRACTED_STATE.finditer(text):
         removed |= {ends[match.start()]} if match.start() in ends else set()
-    return (
-        removed
-        | _circumfix(text, hits, starts)
-        | _anaphora(text, hits)
-        | _no_need(text, hits)
-        | _others_tool(text, hits)
-    )
-
-
-def _others_tool(text: str, hits: list[Hit]) -> set[int]:
-    """Items said to be someone else's tool in their clause (see OTHERS_USE)."""
-    gone: set[int] = set()
-    for match in OTHERS_USE.finditer(text):
-        opening = _clause_start(text, match.start())
-        gone |= within(hits, opening, match.start())
-    return gone
+    return removed | _circumfix(text, hits, starts) | _anaphora(text, hits) | _no_need(text, hits)
 
 
 def _no_need(text: str, hits: list[Hit]) -> set[int]:

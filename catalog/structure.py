@@ -34,6 +34,9 @@ SENTENCE = re.compile(r".+?(?:[.!?;…](?=\s|$)|\n|$)", re.DOTALL)
 CONDITION_MARKS = {"if", "unless", "when", "whenever", "once", "until", "while", "whether", "where"}
 # Verbs whose negation is a wish for the thing ("never miss a Shopify order").
 NEGATIVE_VERBS = {"miss", "forget", "lose", "fail", "overlook", "slip", "skip", "ignore"}
+NEGATIVE_VERBS |= {"drop", "remove", "delete", "cancel", "ditch", "cut", "scrap", "exclude", "kill"}
+# Verbs of saying: "we said Discord" reports a choice in this conversation, not history.
+SAYING = {"say", "mention", "agree", "ask", "discuss", "talk", "tell", "note"}
 # Verbs that state what someone wants: a third person wanting it is a requirement.
 WANTING = {"want", "need", "ask", "expect", "require", "prefer", "like", "love", "get", "see"}
 # Verbs of using or recommending a product: with another person as subject, their tool.
@@ -186,11 +189,22 @@ def role_of(token: Token) -> Role | None:
         return None
     if negated(token, verb) or considered(token, verb):
         return "turned_down"
-    if data_only(token) or question_aside(token, verb) or others(token, verb):
+    if data_only(token) or question_aside(token, verb):
         return "context"
+    if others(token, verb):
+        # "No sorry, Jira is IT's tool": said as a correction, someone else's tool is out.
+        return "turned_down" if corrected(token) else "context"
     if history(token, verb):
         return "context"
     return None
+
+
+CORRECTING = {"no", "nope", "nah", "sorry", "oops", "wait", "actually"}
+
+
+def corrected(token: Token) -> bool:
+    """The sentence opens by taking something back ("No sorry, ...", "Nah, ...")."""
+    return any(t.dep_ == "intj" and t.lower_ in CORRECTING for t in token.sent[:3])
 
 
 def governor(token: Token) -> Token:
@@ -233,11 +247,12 @@ def negated(token: Token, verb: Token) -> bool:
     near = any(_negates_noun(c, token) for t in nouns for c in t.children)
     on_verb = (
         verb.pos_ in ("VERB", "AUX")
+        and not _hedged(verb)
         and len(chain) <= MAX_HOPS + 1
         and not any(t.dep_ in LOOSE for t in chain[:-1])
         and verb.lemma_ not in NEGATIVE_VERBS
         and _main_clause(verb)
-        and any(c.dep_ == "neg" and c.i < token.i for c in verb.children)
+        and any(c.dep_ == "neg" and c.i <= token.i and not _why(c) for c in verb.children)
     )
     nothing = any(t.lower_ in NOTHING for t in chain) or _subject_is_nothing(verb)
     return (near or on_verb or nothing) and not _restricted(verb)
@@ -250,11 +265,27 @@ LOOSE = {"npadvmod", "appos", "dep", "parataxis", "advcl"}
 
 
 def _negates_noun(negation: Token, token: Token) -> bool:
-    """'not Outlook', 'no Slack ping': the negation stands right before the reference."""
+    """'not Outlook', 'no Slack ping': the negation stands right before the reference
+    ("why not Slack?" suggests it)."""
     if not (negation.dep_ == "neg" or (negation.lower_ == "no" and negation.dep_ == "det")):
+        return False
+    if _why(negation):
         return False
     between = negation.doc[negation.i + 1 : token.i]
     return negation.i < token.i and len(between) <= 3 and not any(t.is_punct for t in between)
+
+
+def _why(negation: Token) -> bool:
+    """'why not Slack?' suggests it."""
+    return negation.i > 0 and negation.doc[negation.i - 1].lower_ == "why"
+
+
+def _hedged(verb: Token) -> bool:
+    """'not sure about Slack', 'not certain we need it': a doubt, not a decision."""
+    return any(c.dep_ == "acomp" and c.lower_ in HEDGES for c in verb.children)
+
+
+HEDGES = {"sure", "certain", "convinced", "decided"}
 
 
 def _main_clause(verb: Token) -> bool:
@@ -283,11 +314,24 @@ def _subject_is_nothing(verb: Token) -> bool:
 
 
 def _restricted(verb: Token) -> bool:
-    """The negated clause limits when or for whom ("don't text anyone at night", "don't
-    text anyone who has opted out")."""
+    """The negated clause limits when, what or for whom: "don't text anyone at night", "don't
+    text anyone who has opted out", "don't text them the low-priority ones", "don't send
+    Slack messages to the clients"."""
     if any(t.lower_ in RESTRICTING for t in verb.subtree):
         return True
-    return any(c.lower_ in ANYONE and any(True for _ in c.children) for c in verb.children)
+    if any(c.lower_ in ANYONE and any(True for _ in c.children) for c in verb.children):
+        return True
+    objects = [c for c in verb.children if c.dep_ == "dobj"]
+    if any(o.lower_ == "ones" or any(m.dep_ == "amod" for m in o.children) for o in objects):
+        return True
+    people = [
+        g
+        for c in verb.children
+        if c.dep_ == "prep" and c.lower_ in ("to", "for")
+        for g in c.children
+        if g.dep_ == "pobj" and g.tag_ == "NNS"
+    ]
+    return bool(people)
 
 
 def data_only(token: Token) -> bool:
@@ -314,13 +358,49 @@ def question_aside(token: Token, verb: Token) -> bool:
 
 def others(token: Token, verb: Token) -> bool:
     """Someone else's tool: another person uses or recommends it ("my neighbour swears by
-    Airtable", "a friend uses Notion")."""
+    Airtable", "a friend uses Notion"), or it is said to be theirs ("Jira is IT's tool",
+    "Asana is what the curators use")."""
+    if belongs_elsewhere(token, verb):
+        return True
     subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     if subject is None or token in subject.subtree or verb.lemma_ not in USING:
         return False
     if any(c.dep_ == "aux" and c.tag_ == "MD" for c in verb.children):
         return False
     return third_person(subject)
+
+
+def belongs_elsewhere(token: Token, verb: Token) -> bool:
+    """The app, as the subject of 'be', is someone else's: a thing another owner has ("IT's
+    tool", "their system") or what other people use."""
+    # The subject right before 'be' (a misparse may hang "Use Trello" there too).
+    subjects = [c for c in verb.children if c.dep_ == "nsubj" and c.i < verb.i]
+    if verb.lemma_ != "be" or not subjects or token.i != subjects[-1].i:
+        return False
+    for complement in verb.children:
+        owner = next((c for c in complement.children if c.dep_ == "poss"), None)
+        if complement.dep_ == "attr" and owner is not None and owner.lower_ not in OWN:
+            return True
+        users = [c for c in complement.children if c.dep_ == "nsubj"]
+        what = any(c.lower_ == "what" for c in complement.children)
+        if complement.dep_ == "ccomp" and what and users and _others_group(users[0]):
+            return True
+    return False
+
+
+def _others_group(subject: Token) -> bool:
+    """People other than the user: 'the curators', 'other teams', 'they', 'my wife'."""
+    if subject.lower_ in OWN:
+        return False
+    article = next((c.lower_ for c in subject.children if c.dep_ in ("det", "poss", "amod")), "")
+    return subject.lower_ in THIRD_PERSONS | {"they"} or article in (
+        "the",
+        "other",
+        "their",
+        "some",
+        "his",
+        "her",
+    )
 
 
 def third_person(subject: Token) -> bool:
@@ -342,10 +422,14 @@ def history(token: Token, verb: Token) -> bool:
     past and the present, so they prove nothing."""
     if verb.dep_ == "xcomp" and verb.head.lemma_ == "use" and verb.head.tag_ == "VBD":
         return True
-    if verb.dep_ not in ("ROOT", "conj") or verb.lemma_ in TAKING_UP | WANTING:
+    if verb.dep_ not in ("ROOT", "conj") or verb.lemma_ in TAKING_UP | WANTING | SAYING:
         return False
     clause = verb.head if verb.dep_ == "conj" else verb
-    if clause.dep_ != "ROOT" or clause.tag_ != "VBD" or clause.lemma_ in TAKING_UP | WANTING:
+    if (
+        clause.dep_ != "ROOT"
+        or clause.tag_ != "VBD"
+        or clause.lemma_ in TAKING_UP | WANTING | SAYING
+    ):
         return False
     subject = next((c for c in clause.children if c.dep_ == "nsubj" and c.i < clause.i), None)
     modal = any(c.tag_ == "MD" for c in (*verb.children, *clause.children))

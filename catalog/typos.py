@@ -63,9 +63,12 @@ def _slippable(entries: tuple[tuple[str, tuple[str, ...]], ...]) -> Names:
 
 
 def near(word: str, name: str) -> bool:
-    """The word is a slip for the name word (and not the same word)."""
+    """The word is a slip for the name word: not the same word, nor a longer word that holds
+    the name ("awhatsapp" is another word, as "steams" is not "teams")."""
     limit = 2 if len(name) >= LONG else 1
-    return word != name and len(word) >= MIN_LENGTH - 1 and distance(word, name, limit) <= limit
+    if word == name or name in word or len(word) < MIN_LENGTH - 1:
+        return False
+    return distance(word, name, limit) <= limit
 
 
 def typo_hits(text: str, catalogue: Catalogue) -> list[Hit]:

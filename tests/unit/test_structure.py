@@ -19,7 +19,7 @@ def reading(text: str) -> tuple[set[str], set[str], set[str]]:
     ("text", "item"),
     [
         ("Please do NOT open anything in Jira for these, just email me.", "jira"),
-        ("No Slack ping for the small ones; a text message is plenty.", "slack"),
+        ("No Slack ping at all; a text message is plenty.", "slack"),
         ("Nothing goes into Trello from this, ever.", "trello"),
         ("Not WhatsApp, that's my own number. Telegram is fine.", "whatsapp"),
         ("I was weighing Notion for this, but a plain Google Sheet will do.", "notion"),
