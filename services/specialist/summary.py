@@ -24,15 +24,40 @@ MAX_SUMMARY_CHARS = 4000
 
 def display_names(document: dict[str, Any], catalogue: Catalogue) -> list[str]:
     """The display name of every node of the document, in order."""
-    return [catalogue[n["specialist"]].name for n in document["nodes"]]
+    return [catalogue[app].name for n in document["nodes"] if (app := app_of(n))]
+
+
+def app_of(node: dict[str, Any]) -> str | None:
+    """The catalogue id of a node (v2 `app`, v1 `specialist`); None for a condition."""
+    app = node.get("app") or node.get("specialist")
+    return str(app) if app else None
+
+
+OPERATORS = {
+    "greater_than": "is over",
+    "less_than": "is under",
+    "at_least": "is at least",
+    "at_most": "is at most",
+    "equals": "is",
+    "not_equals": "is not",
+    "contains": "contains",
+    "not_contains": "does not contain",
+}
+
+
+def step_line(node: dict[str, Any], catalogue: Catalogue) -> str:
+    """One step in words: the app and what it does, or the condition it checks."""
+    app = app_of(node)
+    if app is None:
+        config = node["config"]
+        said = OPERATORS.get(config.get("operator", ""), config.get("operator", ""))
+        return f"only when the {config.get('field', 'value')} {said} {config.get('value', '')}"
+    return f"{catalogue[app].name} {ROLE_WORDS.get(node['role'], 'acts on it')}{highlights(node['config'])}"
 
 
 def heuristic_summary(document: dict[str, Any], catalogue: Catalogue) -> str:
     """A plain summary naming every node, its role and the main config values."""
-    steps = [
-        f"{i}. {catalogue[n['specialist']].name} {ROLE_WORDS[n['role']]}{highlights(n['config'])}"
-        for i, n in enumerate(document["nodes"], 1)
-    ]
+    steps = [f"{i}. {step_line(n, catalogue)}" for i, n in enumerate(document["nodes"], 1)]
     when = (
         f" It runs on the schedule '{document['schedule']['cron']}' ({document['schedule']['timezone']})."
         if document.get("schedule")
