@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from catalog import load_catalogue
+from catalog.operations import load_operations
 from services.specialist import crons, logic
 
 CATALOGUE = load_catalogue()
@@ -171,3 +172,16 @@ def test_a_name_whose_words_sound_like_an_app_still_belongs_to_the_app_beside_it
     )
     made = config("github", words, "create_issue", ("github", "sentiment"))
     assert made["labels"] == ["strongly negative"]
+
+
+OPERATIONS = [
+    (app.id, op.id) for app in load_operations().apps for op in (*app.events, *app.actions)
+]
+
+
+@pytest.mark.parametrize(("app", "operation"), OPERATIONS, ids=str)
+def test_every_operations_heuristic_config_is_valid_with_or_without_clues(app, operation):
+    schema = logic.schema_for(CATALOGUE[app], operation)
+    for words in ("", "Every Monday at 9am post the total to #finance in the 'Q1' sheet."):
+        made = config(app, words, operation)
+        assert set(schema.get("required", ())) <= set(made)
