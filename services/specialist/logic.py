@@ -9,11 +9,18 @@ strictly against the catalogue schema: an invalid draft fails the step with the 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 from catalog import CatalogueEntry
+from catalog.operations import load_operations
 from schemas.turn import ChatMessage
-from services.specialist import extract, values
+from services.specialist import values
+
+# fits and value_from_text are read here by cite.py and the tests too.
+from services.specialist.fromwords import check_strings
+from services.specialist.fromwords import fits as fits
+from services.specialist.fromwords import value_from_text as value_from_text
 from shared.model.jsonschema_lite import SchemaViolation, validate
 
 # Defaults chosen to satisfy each catalogue pattern; they are placeholders the user can edit.
@@ -48,7 +55,6 @@ NUMBER_DEFAULTS = {
     "recency_days": 7,
 }
 ARRAY_DEFAULTS = {"fields": ["text"], "columns": ["date", "summary"]}
-FIELD_LISTS = ("fields", "columns", "properties")
 
 
 class ConfigInvalid(ValueError):
@@ -60,16 +66,40 @@ def user_words(messages: list[ChatMessage] | tuple[ChatMessage, ...]) -> str:
     return "\n".join(m.text for m in messages if m.role == "user")
 
 
-def heuristic_config(entry: CatalogueEntry, text: str) -> dict[str, Any]:
+def schema_for(entry: CatalogueEntry, operation: str | None = None) -> dict[str, Any]:
+    """The config schema of a node: its operation's (operations.json) when the plan names
+    one the app offers, else the catalogue entry's (plans compiled before operations)."""
+    if operation:
+        try:
+            app = load_operations()[entry.id]
+        except KeyError:
+            return entry.config_schema
+        found = app.event(operation) or app.action(operation)
+        if found is not None:
+            return found.config_schema
+    return entry.config_schema
+
+
+def heuristic_config(
+    entry: CatalogueEntry,
+    text: str,
+    operation: str | None = None,
+    apps: Collection[str] | None = None,
+) -> dict[str, Any]:
     """A schema-valid config from the user's words and defaults; deterministic.
 
     It is grounding applied to an empty draft: what the words give, defaults for the rest.
+    `apps` (the plan's specialists) decide whose sentence a stated value is in.
     """
-    return ground({}, entry, text)[0]
+    return ground({}, entry, text, operation, apps)[0]
 
 
 def ground(
-    draft: dict[str, Any], entry: CatalogueEntry, text: str
+    draft: dict[str, Any],
+    entry: CatalogueEntry,
+    text: str,
+    operation: str | None = None,
+    apps: Collection[str] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """The model's draft under code's facts; returns the config and the rules that fired.
 
@@ -77,11 +107,12 @@ def ground(
     a model value that values.problem() rejects is replaced by the heuristic's value (or
     dropped when optional); list items are checked one by one.
     """
-    schema, words = entry.config_schema, values.content_words(text)
+    schema, words = schema_for(entry, operation), values.content_words(text)
     config: dict[str, Any] = {}
     fired: list[str] = []
     for name, spec in schema["properties"].items():
-        value, rules = _grounded_value(entry.id, name, spec, draft.get(name), text, words)
+        extracted = value_from_text(entry.id, name, spec, text, schema["properties"], apps)
+        value, rules = _grounded_value(name, spec, draft.get(name), extracted, words)
         fired += rules
         if value is None and name in schema.get("required", ()):
             value = default_value(name, spec)
@@ -91,9 +122,8 @@ def ground(
 
 
 def _grounded_value(
-    specialist: str, name: str, spec: dict[str, Any], proposed: Any, text: str, words: set[str]
+    name: str, spec: dict[str, Any], proposed: Any, extracted: Any, words: set[str]
 ) -> tuple[Any, list[str]]:
-    extracted = value_from_text(specialist, name, spec, text)
     if isinstance(proposed, list):
         kept = [
             item
@@ -109,52 +139,6 @@ def _grounded_value(
         ] if proposed is not None and proposed != extracted else []
     rule = None if proposed is None else values.problem(name, spec, proposed, words)
     return (None, [f"config_{rule}"]) if rule else (proposed, [])
-
-
-def value_from_text(specialist: str, name: str, spec: dict[str, Any], text: str) -> Any:
-    """A value for one property taken from the user's words, if one fits the schema."""
-    value = _extracted(specialist, name, spec, text)
-    return value if value is not None and fits(value, spec) else None
-
-
-def _extracted(specialist: str, name: str, spec: dict[str, Any], text: str) -> Any:
-    if name == "currency":
-        return extract.currency(text)
-    if "enum" in spec:
-        return extract.enum_choice(spec["enum"], text)
-    if spec.get("type") == "array" and name in FIELD_LISTS:
-        return extract.fields(text)[: spec.get("maxItems", 30)] or None
-    finders = {
-        "channel": extract.channel,
-        "cron": extract.cron,
-        "timezone": extract.timezone,
-        "to": extract.phone,
-    }
-    if spec.get("format") == "uri" or name in ("url", "feed_url"):
-        return extract.url(text)
-    if specialist == "gmail" and name == "query":
-        return gmail_query(text)
-    if name == "include_attachments" and re.search(
-        r"\b(pdfs?|attachments?)\b", text, re.IGNORECASE
-    ):
-        return True
-    return finders[name](text) if name in finders else None
-
-
-def gmail_query(text: str) -> str | None:
-    """A Gmail search from the user's words: attachments, invoices, receipts."""
-    lowered = text.lower()
-    terms = [
-        t
-        for w, t in (
-            ("pdf", "has:attachment"),
-            ("attachment", "has:attachment"),
-            ("invoice", "invoice"),
-            ("receipt", "receipt"),
-        )
-        if w in lowered
-    ]
-    return " ".join(dict.fromkeys(terms)) or None
 
 
 def default_value(name: str, spec: dict[str, Any]) -> Any:
@@ -181,48 +165,58 @@ def _clamp(value: float, spec: dict[str, Any]) -> float:
     return min(max(value, low), high)
 
 
-def normalise(draft: dict[str, Any], entry: CatalogueEntry, text: str) -> dict[str, Any]:
+def normalise(
+    draft: dict[str, Any],
+    entry: CatalogueEntry,
+    text: str,
+    operation: str | None = None,
+    apps: Collection[str] | None = None,
+) -> dict[str, Any]:
     """The config step: trim, drop nulls, fill missing required values, then validate strictly."""
-    schema = entry.config_schema
+    schema = schema_for(entry, operation)
     config = {k: v.strip() if isinstance(v, str) else v for k, v in draft.items() if v is not None}
     for name in schema.get("required", ()):
         if name not in config:
             spec = schema["properties"][name]
-            config[name] = value_from_text(entry.id, name, spec, text) or default_value(name, spec)
-    check(config, entry)
+            found = value_from_text(entry.id, name, spec, text, schema["properties"], apps)
+            config[name] = found if found is not None else default_value(name, spec)
+    check(config, entry, operation)
     return config
 
 
-def check(config: dict[str, Any], entry: CatalogueEntry) -> None:
-    """Raise ConfigInvalid, naming the property, unless `config` satisfies the entry's schema."""
+def check(config: dict[str, Any], entry: CatalogueEntry, operation: str | None = None) -> None:
+    """Raise ConfigInvalid, naming the property, unless `config` satisfies the node's schema."""
+    schema = schema_for(entry, operation)
     try:
-        validate(config, entry.config_schema)
+        validate(config, schema)
         for name, value in config.items():
-            _check_strings(value, entry.config_schema["properties"][name], f"$.{name}")
+            check_strings(value, schema["properties"][name], f"$.{name}")
     except SchemaViolation as exc:
         raise ConfigInvalid(f"{entry.name} config is invalid at {exc}") from None
 
 
-def fits(value: Any, spec: dict[str, Any]) -> bool:
-    """True when one property value satisfies its schema."""
-    try:
-        validate(value, spec)
-        _check_strings(value, spec, "$")
-    except SchemaViolation:
-        return False
-    return True
+def open_fields(
+    schema: CatalogueEntry | dict[str, Any], config: dict[str, Any], text: str
+) -> list[str]:
+    """The required properties of `config` that hold a placeholder nobody stated: the
+    values the user still has to give. `schema` is the node's (schema_for) or an entry."""
+    if isinstance(schema, CatalogueEntry):
+        schema = schema.config_schema
+    lowered = text.lower()
+    return [
+        name
+        for name in schema.get("required", ())
+        if name not in config
+        or (
+            config[name] == default_value(name, schema["properties"][name])
+            and not _said(config[name], lowered)
+        )
+    ]
 
 
-def _check_strings(value: Any, spec: dict[str, Any], path: str) -> None:
-    """The string keywords the lite validator leaves out: pattern and format uri."""
-    if isinstance(value, list) and isinstance(spec.get("items"), dict):
-        for index, item in enumerate(value):
-            _check_strings(item, spec["items"], f"{path}[{index}]")
-    if not isinstance(value, str):
-        return
-    if "pattern" in spec and not re.search(spec["pattern"], value):
-        raise SchemaViolation(path, f"{value!r} does not match {spec['pattern']!r}")
-    if spec.get("format") == "uri" and not re.match(
-        r"^[a-z][a-z0-9+.-]*://\S+$", value, re.IGNORECASE
-    ):
-        raise SchemaViolation(path, f"{value!r} is not a URI")
+def _said(value: Any, lowered: str) -> bool:
+    # A default the user happened to say ("post it to #general") is theirs, not a placeholder.
+    items = value if isinstance(value, list) else [value]
+    return bool(items) and all(
+        re.search(rf"(?<!\w){re.escape(str(i).lower())}(?!\w)", lowered) for i in items
+    )

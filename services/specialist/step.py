@@ -56,6 +56,11 @@ class Step:
         recalled = [p.text for p in self.context.recalled]
         return "\n".join([logic.user_words(self.context.messages), *recalled])
 
+    @property
+    def specialists(self) -> tuple[str, ...]:
+        """The plan's apps: the only ones a value the user stated can belong to."""
+        return tuple(dict.fromkeys(n.specialist for n in self.plan.nodes if n.specialist))
+
     def artifact_of(self, kind: str) -> dict[str, Any]:
         """Content of the earlier artifact made by the node of `kind`; StepFailed if absent."""
         node = next((n for n in self.plan.nodes if n.kind == kind), None)

@@ -2,8 +2,8 @@
 
 With the heuristic backend every model call of a step returns its fallback, so the steps
 reduce to pure functions the specialist runtime calls (services/specialist/kinds/): the
-specialist step drafts `logic.heuristic_config(entry, step.words)`, the config step keeps
-`logic.normalise(draft, entry, step.words)`, and the composer runs `compose.compose` under
+specialist step drafts `logic.heuristic_config(entry, step.words, operation, apps)`, the
+config step keeps `logic.normalise(draft, entry, step.words, operation, apps)`, and the composer runs `compose.compose` under
 the heuristic title, citing turns with `cite.sources`. `step.words` is the runtime's own
 property over a context built by `context.assemble` (the last 30 messages) and the turns
 recalled from the indexer's outline, which is built here by the indexer's heuristic rules.
@@ -108,14 +108,17 @@ class StepReplay:
         """Run the steps in plan order as kinds/{draft,config,compose}.py do, up to the composer."""
         for index, node in enumerate(self.plan.nodes):
             step = self.step(index)
-            if node.kind == "specialist":
-                entry = self.catalogue[node.runner]
-                self.keep(node, "draft_config", logic.heuristic_config(entry, step.words))
-            elif node.kind == "config":
+            entry = self.catalogue.get(node.runner)
+            if node.kind == "specialist" and entry is not None:
+                config = logic.heuristic_config(entry, step.words, node.operation, step.specialists)
+                self.keep(node, "draft_config", config)
+            elif node.kind == "config" and entry is not None:
                 draft = step.context.artifact(node.runner)
                 if draft is None:
                     raise ValueError(f"the {node.runner} step left no draft config")
-                config = logic.normalise(draft.content, self.catalogue[node.runner], step.words)
+                config = logic.normalise(
+                    draft.content, entry, step.words, node.operation, step.specialists
+                )
                 self.keep(node, "config", config)
             elif node.kind == "composer":
                 return self.compose(step)

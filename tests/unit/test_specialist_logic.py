@@ -8,7 +8,7 @@ from catalog import load_catalogue
 from schemas.plan import PlanNode
 from schemas.turn import ChatMessage, Notes
 from services.planner.logic import Proposal, compile_plan
-from services.specialist import compose, context, extract, logic, summary
+from services.specialist import compose, context, crons, logic, summary
 from services.specialist.runners import select_runners
 from shared.model.quoting import quoted_user_text
 from state.artifacts import Artifact
@@ -144,7 +144,7 @@ def test_the_heuristic_takes_values_from_the_users_words():
     ],
 )
 def test_schedules_are_read_from_modest_phrases(text, cron):
-    assert extract.cron(text) == cron
+    assert crons.cron(text) == cron
 
 
 @pytest.mark.parametrize(

@@ -9,12 +9,17 @@ from services.specialist.step import Deps, Step, StepFailed
 
 
 async def produce(step: Step, deps: Deps) -> tuple[str, dict[str, Any]]:
-    """A config step: normalise the specialist's current draft and validate it strictly."""
-    specialist = step.command.node.runner  # a config node runs on its specialist
+    """A config step: normalise the specialist's current draft and validate it strictly
+    against its operation's schema (the catalogue entry's when the plan names none)."""
+    node = step.command.node
+    specialist = node.runner  # a config node runs on its specialist
     found = step.context.artifact(specialist)
     if found is None:
         raise StepFailed(f"the {specialist} step left no draft config")
     try:
-        return "config", logic.normalise(found.content, deps.catalogue[specialist], step.words)
+        config = logic.normalise(
+            found.content, deps.catalogue[specialist], step.words, node.operation, step.specialists
+        )
     except logic.ConfigInvalid as exc:
         raise StepFailed(str(exc)) from None
+    return "config", config

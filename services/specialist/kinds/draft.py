@@ -10,18 +10,23 @@ from shared.metrics import record_overrides
 
 
 async def produce(step: Step, deps: Deps) -> tuple[str, dict[str, Any]]:
-    """A specialist step: the model drafts the config (the heuristic when it cannot), code grounds it."""
-    entry = deps.catalogue[step.command.node.runner]  # a specialist node runs on its specialist
-    words = step.words
-    heuristic = logic.heuristic_config(entry, words)
+    """A specialist step: the model drafts the config (the heuristic when it cannot), code grounds it.
+
+    The config follows the node's operation's schema when the plan names one.
+    """
+    node = step.command.node
+    entry = deps.catalogue[node.runner]  # a specialist node runs on its specialist
+    words, operation, apps = step.words, node.operation, step.specialists
+    heuristic = logic.heuristic_config(entry, words, operation, apps)
+    schema = logic.schema_for(entry, operation)
     data = await ask(
-        step, deps, entry.config_schema, lambda: heuristic, lambda d: logic.check(d, entry)
+        step, deps, schema, lambda: heuristic, lambda d: logic.check(d, entry, operation)
     )
     if data != heuristic:
-        data, fired = logic.ground(data, entry, words)
+        data, fired = logic.ground(data, entry, words, operation, apps)
         record_overrides("specialist", fired)
     try:
-        logic.check(data, entry)
+        logic.check(data, entry, operation)
     except logic.ConfigInvalid as exc:
         raise StepFailed(str(exc)) from None
     return "draft_config", data

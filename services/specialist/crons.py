@@ -1,0 +1,142 @@
+"""A five-field cron (Sunday = 0) from the sentence where the user said when it runs. Pure.
+
+Only sentences that state a schedule count (catalog.schedule finds them), so "matches are
+usually Friday-Sunday" elsewhere does not move a run said "every day at 10am". Of those,
+the one saying most (days and a time) wins; a time said in another schedule sentence
+completes one that gives only the days.
+"""
+
+from __future__ import annotations
+
+import re
+
+from catalog.schedule import EVENT, schedule_hits
+from services.specialist.owners import sentence_span
+
+CRON_LITERAL = re.compile(r"(?<!\S)((?:[\d*/,-]+\s+){4}[\d*/,A-Za-z-]+)(?!\S)")
+DAYS = ("sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday")
+DAY = r"(sun|mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?)(?:day)?s?"
+DAY_RANGE = re.compile(rf"\b{DAY}\s*(?:to|through|thru|until|-|–)\s*{DAY}\b")
+DAY_NAME = re.compile(r"\b(sun|mon|tues|wednes|thurs|fri|satur)days?\b")
+CLOCK = re.compile(
+    r"(?<![\d:.€$£])(?:(\d{1,2})[:h](\d{2})|(\d{1,2}))\s*(am|pm|a\.m\.|p\.m\.)?(?![\d%])"
+    r"(?=[,;:!?)]|\.(?!\d)|\s|$)"
+)
+AT = re.compile(r"(?:\bat|\baround|\babout|\bby|@)\s+\Z")
+MILITARY = re.compile(r"(?<!\d)([01]\d|2[0-3])([0-5]\d)(?!\d)")
+# A part of the day said right beside a time: "every night at 9", "Friday afternoons, around 3".
+LATER = re.compile(r"\b(?:afternoon|evening|night|tonight)s?\b")
+EARLY = re.compile(r"\b(?:mornings?|am)\b")
+NEAR = 25
+# "runs 8am to 1pm": a span of opening hours, not a time to run at.
+RANGE_AFTER = re.compile(r"\s*(?:to|till|until|-|–)\s*\d")
+RANGE_BEFORE = re.compile(r"(?:\d\s*(?:am|pm)?\s*(?:to|till|until|-|–)|\bfrom)\s*\Z")
+PERIODS = (
+    (r"\bevery\s+(\d{1,2})\s+min(?:ute)?s?\b", "*/{0} *"),
+    (r"\bevery\s+(?:half\s+(?:an\s+)?hour|30\s+min(?:ute)?s?)\b", "*/30 *"),
+    (r"\bevery\s+(\d{1,2})\s+hours?\b", "0 */{0}"),
+    (r"\bevery\s+other\s+hour\b", "0 */2"),
+    # "hourly" but not "an hourly rate": a price per hour is no schedule.
+    (
+        r"\b(?:hourly(?!\s+(?:rates?|wages?|pay|prices?|costs?|fees?))|every\s+hour|each\s+hour)\b",
+        "0 *",
+    ),
+)
+WEEKDAYS = r"\b(?:weekdays?|every\s+weekday|business\s+days?|working\s+days?|work\s*days?|school\s+days?)\b"
+DAILY = r"\b(?:daily|nightly|every\s+(?:day|morning|evening|night)|each\s+(?:day|morning|evening|night)|twice\s+a\s+day)\b"
+MONTH_DAY = re.compile(
+    r"\b(?:(\d{1,2})(?:st|nd|rd|th)|(first))\s+(?:day\s+)?of\s+(?:the|each|every|a)\s+month\b"
+)
+PART_OF_DAY = {"morning": 9, "noon": 12, "midday": 12, "afternoon": 14, "evening": 18,
+               "night": 21, "midnight": 0}  # fmt: skip
+
+
+def cron(text: str) -> str | None:
+    """The cron of the schedule the text states, or None when it states none."""
+    if found := CRON_LITERAL.search(text):
+        return " ".join(found.group(1).split())
+    spans = sorted({sentence_span(text, h.start) for h in schedule_hits(text)})
+    read = [_read(text[a:b].lower()) for a, b in spans if not EVENT.search(text[a:b])]
+    read = [r for r in read if r[0] or r[1]]
+    if not read:
+        return None
+    days, times = max(read, key=lambda r: bool(r[0]) + bool(r[1]))
+    if days and days.count(" ") == 4:
+        return days  # "every 15 minutes": the period is the whole cron
+    minute, hours = _time_fields(times or next((t for _, t in read if t), []), text.lower())
+    return f"{minute} {hours} {days or '* * *'}"
+
+
+def _read(sentence: str) -> tuple[str | None, list[tuple[int, int]]]:
+    """(day fields, or a period's whole cron; clock times) that a schedule sentence states."""
+    for pattern, fields in PERIODS:
+        if found := re.search(pattern, sentence):
+            return fields.format(*found.groups()) + " * * *", []
+    return _days(sentence), _times(sentence)
+
+
+def _days(sentence: str) -> str | None:
+    if found := MONTH_DAY.search(sentence):
+        return f"{found[1] or 1} * *"
+    if found := DAY_RANGE.search(sentence):
+        first, last = _day(found[1]), _day(found[2])
+        return f"* * {first}-{last}" if first < last else f"* * {_spread(first, last)}"
+    if re.search(WEEKDAYS, sentence):
+        return "* * 1-5"
+    if named := sorted({_day(m[1]) for m in DAY_NAME.finditer(sentence)}):
+        return "* * " + ",".join(map(str, named))
+    if re.search(r"\b(?:weekends?)\b", sentence):
+        return "* * 0,6"
+    if re.search(r"\b(?:monthly|every\s+month|each\s+month)\b", sentence):
+        return "1 * *"
+    if re.search(r"\b(?:weekly|every\s+week|each\s+week|once\s+a\s+week)\b", sentence):
+        return "* * 1"
+    return "* * *" if re.search(DAILY, sentence) else None
+
+
+def _day(word: str) -> int:
+    return next(i for i, d in enumerate(DAYS) if d.startswith(word[:3]))
+
+
+def _spread(first: int, last: int) -> str:
+    # "Friday to Sunday" wraps past Saturday: 5,6,0 written in order.
+    return ",".join(map(str, sorted({d % 7 for d in range(first, last + 8)})))
+
+
+def _times(sentence: str) -> list[tuple[int, int]]:
+    """Clock times said in the sentence: "at 9", "5pm", "07:30", "0600 and 1800"."""
+    found = []
+    for m in CLOCK.finditer(sentence):
+        hour, minute, meridiem = int(m[1] or m[3]), int(m[2] or 0), (m[4] or "")[:1]
+        if not (m[1] or meridiem or AT.search(sentence[: m.start()])):
+            continue  # a bare number ("40 of us") is a time only after "at"
+        if RANGE_AFTER.match(sentence, m.end()) or RANGE_BEFORE.search(sentence[: m.start()]):
+            continue
+        if meridiem:
+            hour = hour % 12 + (12 if meridiem == "p" else 0)
+        elif hour < 12 and not m[1] and _later(sentence[max(0, m.start() - NEAR) : m.end() + NEAR]):
+            hour += 12
+        if hour <= 23 and minute <= 59:
+            found.append((hour, minute))
+    military = list(MILITARY.finditer(sentence))
+    if any(m[1].startswith("0") for m in military):  # "0600 and 1800": 24-hour clock
+        found += [(int(m[1]), int(m[2])) for m in military]
+    for word, hour in PART_OF_DAY.items():
+        if not found and re.search(rf"\b{word}\b", sentence) and word in ("noon", "midnight"):
+            found.append((hour, 0))
+    return found
+
+
+def _later(around: str) -> bool:
+    """ "every night at 9", "at 5 in the afternoon": an evening word beside the time."""
+    return LATER.search(around) is not None and EARLY.search(around) is None
+
+
+def _time_fields(times: list[tuple[int, int]], lowered: str) -> tuple[str, str]:
+    if not times:
+        hour = next((h for w, h in PART_OF_DAY.items() if re.search(rf"\b{w}\b", lowered)), 9)
+        return "0", str(hour)
+    minutes = {m for _, m in times}
+    if len(minutes) == 1:
+        return str(minutes.pop()), ",".join(str(h) for h in sorted({h for h, _ in times}))
+    return str(times[0][1]), str(times[0][0])

@@ -1,0 +1,190 @@
+"""Values the user stated, each with where it was said and what it can fill. Pure functions.
+
+Every finder returns positioned candidates; `stated_value` gives a node the candidate of
+its own app's sentences first (owners.owner), then one said where no app was named, never
+one the user tied to another app. Kinds: container names (names.py), #channels, e-mail
+addresses (partial ones too, for a mailbox search), phone numbers as written, endpoints,
+S3 locations, languages, web search terms, and the arithmetic of a calculation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from services.specialist import languages, owners
+from services.specialist.names import names
+
+
+class Candidate(NamedTuple):
+    """A value at text[start:end] for the properties `targets` (closest first); lower
+    `rank` is a more direct way of saying it ("into French" before "in French")."""
+
+    start: int
+    end: int
+    targets: tuple[str, ...]
+    value: str
+    rank: int = 0
+    at: int = -1  # where the value itself starts, when the phrase holds more (a noun)
+
+
+CHANNEL_NAMED = re.compile(r"\b(?:the\s+)?([a-z0-9][a-z0-9._-]{1,79})\s+channel\b", re.I)
+NOT_CHANNELS = {"a", "the", "this", "that", "each", "every", "same", "one", "our", "my", "your",
+                "their", "slack", "teams", "discord", "team", "private", "public", "new"}  # fmt: skip
+HASH_CHANNEL = re.compile(r"(?<![\w&/])#([a-z0-9][a-z0-9._-]{0,79})", re.IGNORECASE)
+EMAIL = re.compile(r"(?<![\w.+-])([a-z0-9._%+-]+@(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*)?)", re.IGNORECASE)
+PHONE = re.compile(r"(?<![\w+])\+[1-9][0-9 ()-]{6,18}[0-9]")
+ENDPOINT = re.compile(
+    r"\b(?:GET|POST|PUT|PATCH|DELETE|endpoint|route|path)\s+(?:to\s+)?(/[\w{}.-]+(?:/[\w{}.-]*)*)",
+    re.IGNORECASE,
+)
+S3_URL = re.compile(r"\bs3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(/\S*)?", re.IGNORECASE)
+UNDER_PREFIX = re.compile(r"\bunder\s+([\w{}.-]+/[\w{}./-]*)")
+SEARCH = re.compile(
+    r"\b(?:search(?:\s+(?:the\s+web|online|google))?\s+for|look\s+up|google)\s+"
+    r"(.{3,80}?)(?=[.,;!?\n]|\s+(?:and|then|every|each|so)\b|$)",
+    re.IGNORECASE,
+)
+PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+FACTOR = re.compile(r"(?:(\d+(?:\.\d+)?)\s*[x×](?!\w)|(?:times|[x×])\s+(\d+(?:\.\d+)?)\b)")
+MINUS = re.compile(r"\b(?:discount|off|minus|less|deduct\w*|reduc\w*)\b", re.IGNORECASE)
+PLUS = re.compile(r"\b(?:vat|tax|margin|mark-?up|on\s+top|plus|add\w*|surcharge|fee)\b", re.I)
+EMAIL_TARGETS = ("to", "email", "cc", "query", "filter")
+PARTIAL_EMAIL_TARGETS = ("query", "filter")
+
+
+@lru_cache(maxsize=32)
+def candidates(text: str) -> tuple[Candidate, ...]:
+    """Every value the text states, from every finder, in order of position."""
+    found = [
+        Candidate(n.start, n.end, n.targets, n.value, 0, n.at)
+        for n in names(text)
+        # "the Slack channel", "our Google Sheet": an app's own name names no thing in it.
+        if not set(n.value.lower().split()) <= owners.alias_words()
+    ]
+    found += [
+        Candidate(m.start(), m.end(), ("channel",), "#" + m[1].lower().rstrip("._-"))
+        for m in HASH_CHANNEL.finditer(text)
+    ]
+    # "the announcements channel": a lower-case word, less surely a name (rank 1).
+    found += [
+        Candidate(m.start(), m.end(), ("channel",), "#" + m[1].lower().rstrip("._-"), 1)
+        for m in CHANNEL_NAMED.finditer(text)
+        if m[1].lower() not in NOT_CHANNELS
+    ]
+    found += _emails(text) + _phones(text) + _locations(text) + _searches(text)
+    return tuple(sorted(found + languages.candidates(text)))
+
+
+def _emails(text: str) -> list[Candidate]:
+    out = []
+    for m in EMAIL.finditer(text):
+        address = m[1].rstrip(".")
+        full = re.search(r"@[\w-]+\.\w", address) is not None
+        out.append(
+            Candidate(m.start(), m.end(), EMAIL_TARGETS if full else PARTIAL_EMAIL_TARGETS, address)
+        )
+    return out
+
+
+def _phones(text: str) -> list[Candidate]:
+    return [
+        Candidate(m.start(), m.end(), ("to", "from_number"), re.sub(r"[ ()-]", "", m[0]))
+        for m in PHONE.finditer(text)
+    ]
+
+
+def _locations(text: str) -> list[Candidate]:
+    out = [Candidate(m.start(1), m.end(1), ("url",), m[1]) for m in ENDPOINT.finditer(text)]
+    out += [
+        Candidate(m.start(1), m.end(1), ("bucket",), m[1].lower()) for m in S3_URL.finditer(text)
+    ]
+    out += [
+        Candidate(m.start(2), m.end(2), ("prefix",), m[2].lstrip("/"))
+        for m in S3_URL.finditer(text)
+        if m[2] and len(m[2]) > 1
+    ]
+    return out + [
+        Candidate(m.start(1), m.end(1), ("prefix", "folder"), m[1])
+        for m in UNDER_PREFIX.finditer(text)
+    ]
+
+
+def _searches(text: str) -> list[Candidate]:
+    return [
+        Candidate(m.start(1), m.end(1), ("query_template",), m[1].strip())
+        for m in SEARCH.finditer(text)
+    ]
+
+
+def _arithmetic(text: str) -> list[Candidate]:
+    """One expression per sentence that refers to the calculator and states rates or factors."""
+    out: list[Candidate] = []
+    for ref in (h for h in owners.references(text) if h.id == "calculator"):
+        low, high = owners.sentence_span(text, ref.start)
+        if any(c.start == low for c in out):
+            continue
+        sentence = text[low:high]
+        terms = [_percent_term(sentence, m) for m in PERCENT.finditer(sentence)]
+        terms += [f"* {m[1] or m[2]}" for m in FACTOR.finditer(sentence)]
+        if terms:
+            base = "total" if re.search(r"\btotal\b", sentence, re.I) else "value"
+            out.append(Candidate(low, high, ("expression",), " ".join([base, *terms])))
+    return out
+
+
+def _percent_term(sentence: str, m: re.Match[str]) -> str:
+    # The word nearest a rate says whether it is added (VAT, a margin) or taken off (a discount).
+    cues = [
+        (abs(c.start() - m.start()), sign)
+        for sign, pattern in (("-", MINUS), ("+", PLUS))
+        for c in pattern.finditer(sentence)
+    ]
+    near = min((c for c in cues if c[0] <= 30), default=None)
+    return f"* (1 {near[1]} {m[1]}/100)" if near else f"* {m[1]}/100"
+
+
+def stated_value(
+    app_id: str,
+    name: str,
+    properties: Collection[str],
+    text: str,
+    apps: Collection[str] | None = None,
+) -> list[str]:
+    """The values the user stated for property `name` of a node of `app_id` (whose schema
+    has `properties`), best first: its own sentences', then unclaimed ones, by rank."""
+    found = []
+    # The arithmetic needs the calculator's references: read only for its expression.
+    for c in (*candidates(text), *(_arithmetic(text) if name == "expression" else ())):
+        if next((t for t in c.targets if t in properties), None) != name:
+            continue
+        who = owners.owner(text, (c.start, c.end), frozenset(c.targets), apps, _own(c))
+        if who in (app_id, None):
+            found.append((who is None, c.rank, c.start, c.value, text[: c.start]))
+    return [shaped(name, value, before) for *_, value, before in sorted(found)]
+
+
+def _own(c: Candidate) -> tuple[int, int]:
+    """Where the value's own words are: an app reference there is the name's, not an app."""
+    return (c.at, c.at + len(c.value)) if c.at >= 0 else (c.start, c.end)
+
+
+def shaped(name: str, value: str, before: str) -> str:
+    """A value in the form its property takes: a mailbox search says from: or to:."""
+    if name in PARTIAL_EMAIL_TARGETS and "@" in value:
+        sender = re.search(r"\b(?:from|by|sender)\W+(?:\w+\W+){0,2}\Z", before, re.I)
+        return f"{'from' if sender else 'to'}:{value}"
+    return value
+
+
+def as_property(value: Any, spec: dict[str, Any]) -> Any:
+    """One stated value as the property holds it: a list property gets a one-item list, a
+    Slack-style lower-case channel its slug ("Shift Handover" -> "#shift-handover")."""
+    if spec.get("type") == "array":
+        return [value]
+    pattern = spec.get("pattern", "")
+    if isinstance(value, str) and pattern.startswith("^#?[a-z") and not value.startswith("#"):
+        return "#" + re.sub(r"[^a-z0-9._-]+", "-", value.lower()).strip("-")
+    return value
