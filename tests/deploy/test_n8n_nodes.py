@@ -11,7 +11,9 @@ import json
 import sys
 from pathlib import Path
 
+from catalog.n8n.export import to_n8n
 from tests.deploy.tools import ROOT, run
+from tests.unit.test_n8n_export import EVENT
 
 SCRIPT = ROOT / "scripts" / "n8n_nodes.py"
 FACTS = ROOT / "catalog" / "n8n" / "facts.json"
@@ -63,3 +65,19 @@ def test_a_wrong_mapping_is_reported(n8n_nodes_base: Path, tmp_path: Path) -> No
     assert any("'reviews/create' is not an option of 'topic'" in line for line in lines)
     assert any("credential type 'stripeKey' is not in the package" in line for line in lines)
     assert len(lines) == 4, lines
+
+
+def test_an_exported_file_is_checked_as_a_person_would(
+    n8n_nodes_base: Path, tmp_path: Path
+) -> None:
+    good, bad = tmp_path / "good.n8n.json", tmp_path / "bad.n8n.json"
+    exported = to_n8n(EVENT)
+    good.write_text(json.dumps(exported))
+    exported["nodes"][2]["typeVersion"] = 99
+    bad.write_text(json.dumps(exported))
+    result = check(n8n_nodes_base, "--workflow", str(good), str(bad))
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        f"{bad}: Slack: Post a message to a channel: n8n-nodes-base.slack 99 is not a node n8n lists"
+    ]
+    assert "2 workflows checked, 1 problems" in result.stderr

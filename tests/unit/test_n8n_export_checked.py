@@ -48,7 +48,12 @@ def test_what_n8n_would_refuse_is_reported(nodes) -> None:
     slack["parameters"]["channelId"]["mode"] = "handle"
     condition["parameters"]["conditions"]["conditions"][0]["operator"]["operation"] = "above"
     workflow["connections"][slack["name"]] = {
-        "main": [[{"node": shopify["name"], "type": "main", "index": 0}]]
+        "main": [
+            [
+                {"node": shopify["name"], "type": "main", "index": 0},
+                {"node": "Nobody", "type": "main", "index": 0},
+            ]
+        ]
     }
     workflow["nodes"].append({**shopify, "name": "Another start", "id": "x"})
     problems = workflow_problems(workflow, nodes)
@@ -56,5 +61,6 @@ def test_what_n8n_would_refuse_is_reported(nodes) -> None:
     assert any("mode 'handle' is not one of" in p for p in problems)
     assert any("not in n8n's filter format" in p for p in problems)
     assert any("goes into a trigger" in p for p in problems)
+    assert any("'Nobody'" in p and "is not to a node's input" in p for p in problems)
     assert any("2 trigger nodes" in p for p in problems)
     assert any("cycle" in p for p in problems)
