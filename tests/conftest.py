@@ -7,8 +7,11 @@ import atexit
 import itertools
 import os
 import signal
+from pathlib import Path
 
 import pytest
+
+from tests.support import n8n_package
 
 
 def _stop_and_exit(_signum: int, _frame: object) -> None:
@@ -33,3 +36,9 @@ def throwaway_data_dir(request, tmp_path_factory, monkeypatch):
     name = "".join(c if c.isalnum() else "-" for c in request.node.name)[:60]
     base = tmp_path_factory.getbasetemp() / "planwire-data"
     monkeypatch.setenv("PLANWIRE_DATA_DIR", str(base / f"{next(_COUNT)}-{name}"))
+
+
+@pytest.fixture(scope="session")
+def n8n_nodes_base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An unpacked n8n-nodes-base, fetched once per test run (tests/support/n8n_package.py)."""
+    return n8n_package.fetch(tmp_path_factory.mktemp("n8n"))

@@ -6,11 +6,12 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Request
-from fastapi.responses import StreamingResponse
+from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
+from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.types import Receive, Scope, Send
 
+from catalog.n8n.export import to_n8n
 from schemas.turn import Phase, TurnReceived
 from services.gateway import logic
 from services.gateway.access import tenant_of
@@ -219,14 +220,40 @@ async def get_outline(request: Request, session_id: str = Depends(owned_session)
     return logic.outline_view(session_id, await store_of(request).outline(session_id))
 
 
-@router.get("/workflows/{workflow_id}")
+FORMAT_HELP = (
+    "Absent: the planwire workflow document (docs/workflow-format.md). `n8n`: the same "
+    "workflow as n8n workflow JSON, sent as a file download."
+)
+WORKFLOW_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The workflow document, or with `format=n8n` an n8n workflow "
+        "(name, nodes, connections, settings) with a Content-Disposition filename "
+        "`<workflow id>.n8n.json`. Credentials are not included; each node's notes say "
+        "what is left to fill in."
+    },
+    400: {"description": "An unknown `format`."},
+    404: {"description": "No workflow with that id for this tenant."},
+}
+
+
+@router.get("/workflows/{workflow_id}", responses=WORKFLOW_RESPONSES)
 async def get_workflow(
-    workflow_id: str, tenant: str = Depends(tenant_of), store: SessionStore = Depends(the_store)
-) -> dict[str, Any]:
-    """The saved workflow document (the caller's tenant only)."""
+    workflow_id: str,
+    tenant: str = Depends(tenant_of),
+    store: SessionStore = Depends(the_store),
+    export: str | None = Query(None, alias="format", description=FORMAT_HELP),
+) -> Any:
+    """The saved workflow document (the caller's tenant only); `?format=n8n` exports it as
+    an n8n workflow to import (`n8n import:workflow --input=FILE`, or paste in the editor)."""
+    if export not in (None, "n8n"):
+        raise HTTPException(400, f"unknown format {export!r}; the one offered is n8n")
     found = await store.workflow(workflow_id) if logic.plausible_id(workflow_id) else None
     if not found or await store.tenant(found[0]) != tenant:
         raise HTTPException(404, "no workflow with that id")
+    if export == "n8n":
+        filename = f"{found[1].get('workflow_id', workflow_id)}.n8n.json"
+        disposition = {"Content-Disposition": f'attachment; filename="{filename}"'}
+        return JSONResponse(to_n8n(found[1]), headers=disposition)
     return found[1]
 
 

@@ -1,50 +1,22 @@
-"""The n8n facts in catalog/operations.json hold against n8n's own node descriptions.
+"""The n8n facts in catalog/operations.json hold against n8n's own node descriptions, and
+the export's facts file (catalog/n8n/facts.json) is the one those descriptions give.
 
-The `n8n-nodes-base` package is fetched with `npm pack` (no dependencies) into a temporary
-folder, unless N8N_NODES_BASE_DIR names an unpacked copy. npm is a requirement of this
-test, not an excuse to skip it: without npm or the registry it fails.
+The `n8n-nodes-base` package is fetched once per run (the `n8n_nodes_base` fixture,
+tests/support/n8n_package.py).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sys
-import tarfile
 from pathlib import Path
 
-import pytest
-
+from catalog.n8n.export import to_n8n
 from tests.deploy.tools import ROOT, run
+from tests.unit.test_n8n_export import EVENT
 
 SCRIPT = ROOT / "scripts" / "n8n_nodes.py"
-DESCRIPTIONS = ("package/dist/types/nodes.json", "package/dist/types/credentials.json")
-
-
-def pinned_version() -> str:
-    """The release the script declares it was checked against."""
-    for line in SCRIPT.read_text().splitlines():
-        if line.startswith("N8N_NODES_BASE_VERSION"):
-            return line.split("=", 1)[1].strip().strip('"')
-    raise AssertionError("scripts/n8n_nodes.py declares no N8N_NODES_BASE_VERSION")
-
-
-@pytest.fixture(scope="module")
-def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An unpacked n8n-nodes-base (only its node and credential descriptions are needed)."""
-    given = os.environ.get("N8N_NODES_BASE_DIR")
-    if given:
-        return Path(given)
-    npm = shutil.which("npm")
-    assert npm, "npm is needed to fetch n8n-nodes-base (or set N8N_NODES_BASE_DIR)"
-    folder = tmp_path_factory.mktemp("n8n")
-    packed = run([npm, "pack", f"n8n-nodes-base@{pinned_version()}", "--silent"], cwd=folder)
-    assert packed.returncode == 0, packed.stderr
-    with tarfile.open(folder / packed.stdout.strip().splitlines()[-1]) as tar:
-        for member in DESCRIPTIONS:
-            tar.extract(member, folder, filter="data")
-    return folder / "package"
+FACTS = ROOT / "catalog" / "n8n" / "facts.json"
 
 
 def check(package: Path, *extra: str):
@@ -52,14 +24,26 @@ def check(package: Path, *extra: str):
     return run([sys.executable, str(SCRIPT), str(package), *extra])
 
 
-def test_every_mapping_matches_a_real_node(package: Path) -> None:
-    result = check(package)
+def test_every_mapping_matches_a_real_node(n8n_nodes_base: Path) -> None:
+    result = check(n8n_nodes_base)
     assert result.returncode == 0, result.stdout
     assert result.stdout == ""
     assert " 0 problems" in result.stderr
 
 
-def test_a_wrong_mapping_is_reported(package: Path, tmp_path: Path) -> None:
+def test_the_exports_facts_file_is_what_the_package_says(
+    n8n_nodes_base: Path, tmp_path: Path
+) -> None:
+    written = tmp_path / "facts.json"
+    result = check(n8n_nodes_base, "--facts", str(written))
+    assert result.returncode == 0, result.stdout
+    assert written.read_text() == FACTS.read_text(), (
+        "catalog/n8n/facts.json is stale: python scripts/n8n_nodes.py PACKAGE "
+        "--facts catalog/n8n/facts.json"
+    )
+
+
+def test_a_wrong_mapping_is_reported(n8n_nodes_base: Path, tmp_path: Path) -> None:
     data = json.loads((ROOT / "catalog" / "operations.json").read_text())
     gmail = next(app for app in data["apps"] if app["id"] == "gmail")
     gmail["events"][0]["n8n"]["parameters"]["query"] = "filters.search"
@@ -71,7 +55,7 @@ def test_a_wrong_mapping_is_reported(package: Path, tmp_path: Path) -> None:
     payouts["n8n"]["values"]["nodeCredentialType"] = "stripeKey"
     path = tmp_path / "operations.json"
     path.write_text(json.dumps(data))
-    result = check(package, "--operations", str(path))
+    result = check(n8n_nodes_base, "--operations", str(path))
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert any("gmail.events.new_email: parameter 'filters.search'" in line for line in lines)
@@ -81,3 +65,19 @@ def test_a_wrong_mapping_is_reported(package: Path, tmp_path: Path) -> None:
     assert any("'reviews/create' is not an option of 'topic'" in line for line in lines)
     assert any("credential type 'stripeKey' is not in the package" in line for line in lines)
     assert len(lines) == 4, lines
+
+
+def test_an_exported_file_is_checked_as_a_person_would(
+    n8n_nodes_base: Path, tmp_path: Path
+) -> None:
+    good, bad = tmp_path / "good.n8n.json", tmp_path / "bad.n8n.json"
+    exported = to_n8n(EVENT)
+    good.write_text(json.dumps(exported))
+    exported["nodes"][2]["typeVersion"] = 99
+    bad.write_text(json.dumps(exported))
+    result = check(n8n_nodes_base, "--workflow", str(good), str(bad))
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        f"{bad}: Slack: Post a message to a channel: n8n-nodes-base.slack 99 is not a node n8n lists"
+    ]
+    assert "2 workflows checked, 1 problems" in result.stderr

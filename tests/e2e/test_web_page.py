@@ -140,6 +140,20 @@ async def test_a_conversation_becomes_a_saved_workflow_in_the_page(web_stack, br
         assert download.suggested_filename.endswith(".json")
         assert {n.get("specialist") for n in document["nodes"]} >= {"gmail", "slack"}, document
 
+        # The same workflow as an n8n file: n8n's nodes, wired in the workflow's order.
+        async with page.expect_download() as downloading:
+            await page.get_by_role("link", name="Export to n8n").click()
+        exported = await downloading.value
+        assert exported.suggested_filename == f"{document['workflow_id']}.n8n.json"
+        n8n = json.loads((await exported.path()).read_text())
+        nodes = {n["name"]: n for n in n8n["nodes"]}
+        assert nodes["Scheduler: On a schedule"]["type"] == "n8n-nodes-base.scheduleTrigger"
+        assert nodes["Slack: Post a message to a channel"]["parameters"]["channelId"]["value"] == (
+            "#finance"
+        )
+        linked = {link["node"] for out in n8n["connections"].values() for link in out["main"][0]}
+        assert linked == set(nodes) - {"Scheduler: On a schedule"}
+
         # The session list brings the conversation back after a reload, with nothing doubled.
         messages = await page.locator("#messages li").count()
         await page.reload()
@@ -316,6 +330,11 @@ async def test_keyboard_only_from_an_empty_page_to_a_saved_workflow(web_stack, b
         await expect(page.locator("#download")).to_be_focused()
         async with page.expect_download():
             await keys.press("Enter")
+        await keys.press("Tab")
+        await expect(page.get_by_role("link", name="Export to n8n")).to_be_focused()
+        async with page.expect_download() as downloading:
+            await keys.press("Enter")
+        assert (await downloading.value).suggested_filename.endswith(".n8n.json")
         await shots.take(page, "done")
 
 

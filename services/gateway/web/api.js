@@ -76,6 +76,9 @@ export const api = {
   session: (id) => call("GET", `/v1/sessions/${encodeURIComponent(id)}`),
   say: (id, text) => call("POST", `/v1/sessions/${encodeURIComponent(id)}/messages`, { text }),
   workflow: (id) => call("GET", `/v1/workflows/${encodeURIComponent(id)}`),
+  // A link the browser downloads itself (the gateway names the file).
+  workflowUrl: (id, format) =>
+    `/v1/workflows/${encodeURIComponent(id)}?format=${encodeURIComponent(format)}`,
   outline: (id) => call("GET", `/v1/sessions/${encodeURIComponent(id)}/outline`),
   healthy: async () => {
     try {

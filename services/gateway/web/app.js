@@ -450,6 +450,7 @@ async function showWorkflow(workflowId, summary) {
   page.workflow = { id: workflowId, doc };
   $("workflow-summary").textContent = summary || doc.summary || `Workflow ${workflowId}`;
   $("workflow-doc").textContent = JSON.stringify(doc, null, 2);
+  $("export-n8n").href = api.workflowUrl(workflowId, "n8n");
   $("workflow").hidden = false;
   if (page.steps.length === 0) {
     $("plan-empty").textContent = `Built and saved as ${workflowId}.`;
