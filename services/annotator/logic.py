@@ -18,15 +18,12 @@ from catalog import (
     taken_back_from,
 )
 from schemas.turn import ChatMessage, Notes, Reference, Role
+from services.annotator.closing import said_done
 
-# The user saying they are done is what lets confidence pass the threshold; the structure
-# check alone would confirm too early, before details the user still wants to give.
-DONE_SIGNAL = re.compile(
-    r"\b(that'?s (about |pretty much )?(everything|all|it)( for now)?|that is (everything|all)|that should be (it|all|everything)"
-    r"|nothing (else|more)|(i think )?that covers it|please (confirm|build)|go ahead|build it|ready to build|we'?re done"
-    r"|i'?m done|(you can|please) (summarize|summarise|wrap (it|this) up)|confirm what you will build)\b",
-    re.IGNORECASE,
-)
+# The user saying they are done (services/annotator/closing.py) is what lets confidence pass
+# the threshold; the structure check alone would confirm too early, before details the user
+# still wants to give.
+DONE_SIGNAL = said_done
 CAP_WITHOUT_STRUCTURE = 0.5
 CAP_WITHOUT_DONE_SIGNAL = 0.75
 # A user who says they are done is asked to confirm even if the model doubts it, and even
@@ -230,7 +227,7 @@ def confidence(
 ) -> float:
     """The model's judgment (or the rule's), capped by what code can verify."""
     structured = has_structure(items, catalogue)
-    done = bool(DONE_SIGNAL.search(user_text)) and bool(items)
+    done = DONE_SIGNAL(user_text) and bool(items)
     cap = 1.0 if done else CAP_WITHOUT_DONE_SIGNAL if structured else CAP_WITHOUT_STRUCTURE
     judged = model_confidence if model_confidence is not None else 0.7
     floor = FLOOR_WHEN_DONE if done else 0.0
