@@ -101,6 +101,7 @@ class Session:
             THRESHOLD,
             None,
             before=self.before,
+            history=self.out.transcript,
         )
         self.out.notes, self.out.overrides = folded.notes, self.out.overrides + folded.overrides
         last = self.out.replies[-1][1] if self.out.replies else ""
