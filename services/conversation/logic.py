@@ -12,6 +12,7 @@ import re
 
 from catalog import Catalogue, find_mentions
 from schemas.turn import Notes
+from services.conversation import changes
 from services.conversation.summary import (
     CONFIRM_PROMPT,
     UNCHANGED,
@@ -66,9 +67,10 @@ def fallback_question(notes: Notes, previous: str = "") -> str:
 
 
 def question_reply(notes: Notes, previous: str, catalogue: Catalogue, before: Notes | None) -> str:
-    """A short nod, then the next question (never the one just asked)."""
+    """What this message changed, then the next question (never the one just asked)."""
+    said = changes.acknowledgement(before, notes, catalogue) if before is not None else ""
     question = fallback_question(notes, previous)
-    opener = next(n for n in NOTED if not previous.startswith(n))
+    opener = said or next(n for n in NOTED if not previous.startswith(n))
     return f"{opener} {question}"
 
 

@@ -106,7 +106,7 @@ class Session:
         self.out.notes, self.out.overrides = folded.notes, self.out.overrides + folded.overrides
         last = self.out.replies[-1][1] if self.out.replies else ""
         kind, reply = conversation.next_reply(
-            folded.notes, folded.ready_for_confirmation, last, self.catalogue
+            folded.notes, folded.ready_for_confirmation, last, self.catalogue, before=previous
         )
         self.out.phase = "confirming" if kind == "confirmation" else "gathering"
         self.reply(kind, reply)
