@@ -18,7 +18,7 @@ from catalog.flow import SCHEDULER, operation_of, ordered, trigger_of, wanted_re
 from catalog.operations import Operation, operations_for
 from schemas.turn import ChatMessage, Notes
 from services.annotator.closing import said_done
-from services.annotator.stated import stated
+from services.annotator.stated import CHECKS, stated
 
 ASK_TRIGGER = (
     "What should start it: a schedule (say when), or something that happens in one of your apps?"
@@ -90,6 +90,8 @@ NOT_AN_ANSWER = re.compile(
     re.IGNORECASE,
 )
 ANSWER_WORDS = 6
+# Values recognisable on their own, whatever was asked ("#billing", an address, "9am").
+DISTINCT = {f: CHECKS[f] for f in ("channel", "to", "cron", "url", "target_language")}
 
 
 def singular(word: str) -> str:
@@ -159,10 +161,10 @@ def start_questions(notes: Notes, catalogue: Catalogue) -> list[str]:
     return [NO_EVENT.format(app=catalogue[trigger].name, nouns=plural(noun))] if noun else []
 
 
-def value_questions(notes: Notes, words: str, catalogue: Catalogue) -> list[str]:
-    """One question per required value of a step's operation that the words do not state."""
+def value_questions(notes: Notes, words: str, catalogue: Catalogue) -> list[tuple[str | None, str]]:
+    """(field, question) per required value of a step's operation the words do not state."""
     trigger = trigger_of(notes, catalogue)
-    questions = []
+    questions: list[tuple[str | None, str]] = []
     for item in ordered(notes, catalogue):
         ops, op_id = operations_for(item), operation_of(item, notes, catalogue) or ""
         op = ops.event(op_id) or ops.action(op_id)
@@ -173,7 +175,8 @@ def value_questions(notes: Notes, words: str, catalogue: Catalogue) -> list[str]
             template = ASKED.get(field) or (NAMED_THING if field in THINGS else None)
             if template and not stated(field, words, catalogue):
                 verb = use or WRITE_VERB.get(field, "add to")
-                questions.append(template.format(app=catalogue[item].name, thing=field, verb=verb))
+                app = catalogue[item].name
+                questions.append((field, template.format(app=app, thing=field, verb=verb)))
     return questions
 
 
@@ -193,32 +196,41 @@ def an_answer(text: str) -> bool:
     )
 
 
-def answered(messages: Sequence[ChatMessage]) -> list[str]:
-    """The assistant's messages the user answered right after with what could be a value
-    (`an_answer`): the question in them counts as settled."""
-    pairs = itertools.pairwise(messages)
+def answered(messages: Sequence[ChatMessage]) -> list[tuple[str, str]]:
+    """(what the assistant asked, the user's reply) where the reply could be a value
+    (`an_answer`): the question in it counts as settled, unless the reply is plainly a value
+    of another kind ("#billing" answers the channel, not the board that was asked about)."""
     return [
-        asked.text
-        for asked, reply in pairs
-        if asked.role == "assistant"
-        and reply.role == "user"
-        and len(reply.text.split()) <= 8
-        and not UNSURE.search(reply.text)
-        and not said_done(reply.text)
+        (asked.text, reply.text)
+        for asked, reply in itertools.pairwise(messages)
+        if asked.role == "assistant" and reply.role == "user" and an_answer(reply.text)
     ]
 
 
+def settled(field: str | None, question: str, replies: Sequence[tuple[str, str]]) -> bool:
+    """The user answered this question right after it was asked."""
+    return any(
+        _alnum(question) in _alnum(asked) and not other_kind(field, reply)
+        for asked, reply in replies
+    )
+
+
+def other_kind(field: str | None, reply: str) -> bool:
+    """The reply is recognisably a value of a field other than `field`."""
+    return any(f != field and check(reply, frozenset()) for f, check in DISTINCT.items())
+
+
 def open_questions(
-    notes: Notes, words: str, catalogue: Catalogue, settled: Sequence[str] = ()
+    notes: Notes, words: str, catalogue: Catalogue, replies: Sequence[tuple[str, str]] = ()
 ) -> list[str]:
     """Everything still to ask, most important first, without the questions the user
-    answered (`settled`: what they replied to, see `answered`)."""
-    questions = start_questions(notes, catalogue)
+    answered (`replies`: see `answered`)."""
+    asked: list[tuple[str | None, str]] = [(None, q) for q in start_questions(notes, catalogue)]
     if not acts(notes, catalogue):
-        questions.append(ASK_RESULTS)
-    questions += value_questions(notes, words, catalogue)
-    done = {_alnum(text) for text in settled}
-    return [q for q in dict.fromkeys(questions) if not any(_alnum(q) in d for d in done)]
+        asked.append((None, ASK_RESULTS))
+    asked += value_questions(notes, words, catalogue)
+    open_ = [q for field, q in asked if not settled(field, q, replies)]
+    return list(dict.fromkeys(open_))
 
 
 def _alnum(text: str) -> str:

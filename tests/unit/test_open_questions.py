@@ -113,9 +113,19 @@ def test_the_users_short_answer_to_the_question_settles_it():
         ),
         ChatMessage(role="user", text="Workshop", turn_id="2"),
     ]
-    assert needs.answered(history) == [history[1].text]
+    assert needs.answered(history) == [(history[1].text, "Workshop")]
     for remark in ("ok", "Use euros as the currency.", "not sure yet", "that's it"):
         assert not needs.an_answer(remark)
+
+
+def test_a_reply_that_is_plainly_another_value_does_not_settle_the_question_asked():
+    session = Session(CATALOGUE)
+    session.say("New rows in the Google Sheets Leads sheet become Trello cards and Slack posts.")
+    board = "Which board in Trello should it add to?"
+    assert session.out.replies[-1][1].endswith(board)
+    session.say("#sales")  # the channel, given before it was asked
+    assert board in session.out.notes.hints
+    assert not any("channel" in h for h in session.out.notes.hints)
 
 
 def test_the_reply_asks_one_question_at_a_time_and_never_the_same_twice_in_a_row():
