@@ -81,6 +81,7 @@ async def annotate(context: ContextTrimmed, deps: Deps) -> None:
             deps.threshold,
             context.turn_id,
             before=logic.previous_user_text(context.messages),
+            history=context.messages,
         )
         if await deps.store.put(context.session_id, folded.notes, previous.version):
             break

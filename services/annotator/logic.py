@@ -7,6 +7,7 @@ mentions); these rules decide what the notes finally hold.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from catalog import (
@@ -18,15 +19,13 @@ from catalog import (
     taken_back_from,
 )
 from schemas.turn import ChatMessage, Notes, Reference, Role
+from services.annotator import needs
+from services.annotator.closing import said_done
 
-# The user saying they are done is what lets confidence pass the threshold; the structure
-# check alone would confirm too early, before details the user still wants to give.
-DONE_SIGNAL = re.compile(
-    r"\b(that'?s (about |pretty much )?(everything|all|it)( for now)?|that is (everything|all)|that should be (it|all|everything)"
-    r"|nothing (else|more)|(i think )?that covers it|please (confirm|build)|go ahead|build it|ready to build|we'?re done"
-    r"|i'?m done|(you can|please) (summarize|summarise|wrap (it|this) up)|confirm what you will build)\b",
-    re.IGNORECASE,
-)
+# The user saying they are done (services/annotator/closing.py) is what lets confidence pass
+# the threshold; the structure check alone would confirm too early, before details the user
+# still wants to give.
+DONE_SIGNAL = said_done
 CAP_WITHOUT_STRUCTURE = 0.5
 CAP_WITHOUT_DONE_SIGNAL = 0.75
 # A user who says they are done is asked to confirm even if the model doubts it, and even
@@ -230,22 +229,22 @@ def confidence(
 ) -> float:
     """The model's judgment (or the rule's), capped by what code can verify."""
     structured = has_structure(items, catalogue)
-    done = bool(DONE_SIGNAL.search(user_text)) and bool(items)
+    done = DONE_SIGNAL(user_text) and bool(items)
     cap = 1.0 if done else CAP_WITHOUT_DONE_SIGNAL if structured else CAP_WITHOUT_STRUCTURE
     judged = model_confidence if model_confidence is not None else 0.7
     floor = FLOOR_WHEN_DONE if done else 0.0
     return round(max(min(max(judged, 0.0), cap), floor), 3)
 
 
-def code_hints(items: set[str], catalogue: Catalogue) -> list[str]:
-    """What is structurally missing, phrased as something to ask about."""
-    entries = [e for i in items if (e := catalogue.get(i)) is not None]
-    hints = []
-    if not any(e.role in ("trigger", "source") for e in entries):
-        hints.append("ask what starts the workflow or where its data comes from")
-    if not any(e.role == "action" or e.also_acts for e in entries):
-        hints.append("ask where the results should go or what should happen at the end")
-    return hints
+def code_hints(
+    notes: Notes, user_text: str, history: Sequence[ChatMessage], catalogue: Catalogue
+) -> list[str]:
+    """What the workflow still needs, most important first, phrased as the question to ask
+    (services/annotator/needs.py). The user's words are every message the context kept plus
+    this one and the words quoted for each app, so a value given early still counts."""
+    said = [m.text for m in history if m.role == "user"]
+    words = "\n".join([*said, user_text, *(r.quote for r in notes.references)])
+    return needs.open_questions(notes, words, catalogue, needs.answered(history))
 
 
 def heuristic_summary(items: set[str], catalogue: Catalogue) -> str:
@@ -313,11 +312,13 @@ def fold(
     threshold: float,
     turn_id: str | None,
     before: str = "",
+    history: Sequence[ChatMessage] = (),
 ) -> Folded:
     """Fold one user turn into the notes, enforcing every code guarantee.
 
     `before` is the user's previous message, when the context still holds it: a message
-    that opens with "hmm no." takes back what that one asked for.
+    that opens with "hmm no." takes back what that one asked for. `history` is the kept
+    transcript: the values and answers it holds are not asked for again.
     """
     user_text = as_words(user_text)
     verdicts, overrides = accepted_roles(view, user_text, catalogue)
@@ -344,7 +345,8 @@ def fold(
         removed=sorted(gone),
         references=references(previous, match, verdicts, items),
         confidence_score=score,
-        hints=(code_hints(items, catalogue) + list(view.hints))[:5],
         last_turn_id=turn_id,
     )
+    hints = code_hints(notes, user_text, history, catalogue) + list(view.hints)
+    notes = notes.model_copy(update={"hints": list(dict.fromkeys(hints))[:5]})
     return Folded(notes, score >= threshold, overrides + summary_rules)

@@ -9,9 +9,10 @@ from faststream import Context
 from catalog import Catalogue
 from schemas.confirmation import ReplyClassified
 from schemas.envelope import Event
-from schemas.turn import NotesUpdated, Phase, ReplyGenerated
+from schemas.turn import Notes, NotesUpdated, Phase, ReplyGenerated
 from services.conversation import logic, prompt, store
 from shared.handling import HandlerDeps, handles
+from shared.metrics import record_overrides
 from shared.model import ModelPort
 from shared.model.quoting import quoted_user_text
 from shared.wiring import Publisher
@@ -24,16 +25,18 @@ class Deps(HandlerDeps):
     model: ModelPort
     catalogue: Catalogue
     replies: Publisher[ReplyGenerated]
+    replied: store.RepliedNotes
 
 
 @handles("conversation")
 async def on_notes_updated(event: NotesUpdated, deps: Deps = Context()) -> None:
     """Ask the next question, or present the confirmation summary when notes are ready."""
+    before = await deps.replied.before(event.session_id, event.notes)
     if event.ready_for_confirmation and await store.enter_confirming(deps.redis, event.session_id):
         text = logic.confirmation_reply(event.notes, deps.catalogue, last_reply(event))
         kind, phase = "confirmation", Phase.CONFIRMING
     else:
-        text, kind, phase = await question(event, deps), "question", Phase.GATHERING
+        text, kind, phase = await question(event, before, deps), "question", Phase.GATHERING
     await reply(event, deps, text, kind, phase)
 
 
@@ -50,22 +53,26 @@ async def on_reply_classified(event: ReplyClassified, deps: Deps = Context()) ->
         await reply(event, deps, text, "clarify", Phase.CONFIRMING)
 
 
-async def question(event: NotesUpdated, deps: Deps) -> str:
-    """The model phrases the next question from the hints; code keeps a fallback."""
-    guidance = "; ".join(event.notes.hints) or "ask if anything else is needed"
+async def question(event: NotesUpdated, before: Notes, deps: Deps) -> str:
+    """Code writes the reply (what changed, then the next question); the model may word it,
+    and its wording is used only if it is a new question that names no app beyond the notes."""
+    previous = last_reply(event)
+    fallback = {"text": logic.question_reply(event.notes, previous, deps.catalogue, before)}
     messages = [
         {"role": "system", "content": prompt.SYSTEM},
         {
             "role": "user",
-            "content": f"User said {quoted_user_text(event.context.user_text[:400])}\nGuidance: {guidance}",
+            "content": f"User said {quoted_user_text(event.context.user_text[:400])}\n"
+            f"Reply to reword: {fallback['text']}",
         },
     ]
-    previous = last_reply(event)
-    fallback = {"text": logic.fallback_question(event.notes, previous)}
     result = await deps.model.structured(
-        "conversation", messages, prompt.REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=60
+        "conversation", messages, prompt.REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=120
     )
     text = str(result.data.get("text", ""))
+    if not logic.names_only_noted_apps(text, event.notes, deps.catalogue):
+        record_overrides("conversation", ["model_reply_names_app_not_in_notes"])
+        return fallback["text"]
     return text if logic.acceptable_question(text, previous) else fallback["text"]
 
 

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import re
 
-from catalog import Catalogue
-from catalog.flow import operation_of, ordered, trigger_of
-from catalog.operations import operations_for
+from catalog import Catalogue, find_mentions
 from schemas.turn import Notes
+from services.conversation import changes
+from services.conversation.summary import (
+    CONFIRM_PROMPT,
+    UNCHANGED,
+    confirmation_summary,
+    open_questions,
+)
 
-CONFIRM_PROMPT = "Shall I build it? Reply yes to confirm, or tell me what to change."
 CLARIFY = "I didn't catch whether that was a yes. " + CONFIRM_PROMPT
 CLARIFY_AGAIN = "I'm still waiting for a yes before I build anything. " + CONFIRM_PROMPT
 # A question while confirming changes nothing by itself; the session says so and waits.
@@ -29,114 +33,23 @@ QUESTION = re.compile(
     re.IGNORECASE,
 )
 CONFIRMED = "Thanks, confirmed. I'm compiling the plan for your workflow now."
-HINT_QUESTIONS = {
-    "starts": "What should start this workflow, or where does its data come from?",
-    "results": "Where should the results go, or what should happen at the end?",
-}
-OPEN_QUESTION = "Got it. Anything else it should do? When you're done, say \"that's everything\"."
-# Asked in turn when the preferred question was the last thing said, so none repeats.
-OTHER_QUESTIONS = (
-    'Noted. Any filters, formats or timing I should know about? If not, say "that\'s everything".',
-    "Thanks. Is anything missing from what it should do? Say \"that's everything\" when you're done.",
+# Asked in turn when nothing specific is open, each only if it was not the last question.
+OPEN_QUESTIONS = (
+    "Anything else it should do? When you're done, say \"that's everything\".",
+    'Any filters, formats or timing I should know about? If not, say "that\'s everything".',
+    "Is anything missing from what it should do? Say \"that's everything\" when you're done.",
 )
-UNCHANGED = "I noted no change from that, so this still stands."
-ASSUME_START = (
-    "I'll assume you start it by hand; say if a schedule or an event should start it instead."
-)
-ASSUME_END = "I'll assume it ends with the {name} step and keeps the result in the saved workflow; say if it should go somewhere else."
-
-
-def names(ids: list[str], catalogue: Catalogue) -> list[str]:
-    """Display names of catalogue ids, in the given order."""
-    return [entry.name if (entry := catalogue.get(i)) else i for i in ids]
-
-
-def item_lines(notes: Notes, catalogue: Catalogue) -> list[str]:
-    """Code-built lines naming every noted integration and tool."""
-    lines = []
-    if notes.mentioned_integrations:
-        lines.append("Integrations: " + ", ".join(names(notes.mentioned_integrations, catalogue)))
-    if notes.mentioned_tools:
-        lines.append("Tools: " + ", ".join(names(notes.mentioned_tools, catalogue)))
-    return lines
-
-
-def assumptions(notes: Notes, catalogue: Catalogue) -> list[str]:
-    """What the summary assumes where nothing noted starts the workflow or acts at its end."""
-    entries = [
-        e
-        for e in (catalogue.get(i) for i in [*notes.mentioned_integrations, *notes.mentioned_tools])
-        if e
-    ]
-    lines = []
-    if entries and not any(e.role in ("trigger", "source") for e in entries):
-        lines.append(ASSUME_START)
-    if entries and not any(e.role == "action" or e.also_acts for e in entries):
-        last = max(
-            entries, key=lambda e: ("trigger", "source", "processor", "action").index(e.role)
-        )
-        lines.append(ASSUME_END.format(name=last.name))
-    return lines
-
-
-def confirmation_summary(notes: Notes, catalogue: Catalogue, wording: str = "") -> str:
-    """The confirmation summary: the model's opening (if any), then code's account of the flow
-    in the order it runs (what starts it, each step and what it does), what was left out in
-    the user's own words, the complete lists, assumptions."""
-    opening = wording.strip() or f"Here is what I'll build: {notes.requirement_summary}"
-    return "\n".join(
-        [
-            opening,
-            *flow_lines(notes, catalogue),
-            *left_out_lines(notes, catalogue),
-            *item_lines(notes, catalogue),
-            *assumptions(notes, catalogue),
-            CONFIRM_PROMPT,
-        ]
-    )
-
-
-def operation_name(item: str, operation: str | None) -> str:
-    """The operation's name as a person reads it ("New order", "Post a message")."""
-    ops = operations_for(item)
-    found = next((o for o in (*ops.events, *ops.actions) if o.id == operation), None)
-    return found.name if found else ""
-
-
-def flow_lines(notes: Notes, catalogue: Catalogue) -> list[str]:
-    """'Starts: ...' and one numbered line per step, in the order the workflow runs."""
-    steps = ordered(notes, catalogue)
-    if not steps:
-        return []
-    trigger = trigger_of(notes, catalogue)
-    lines = []
-    if trigger is not None:
-        what = operation_name(trigger, operation_of(trigger, notes, catalogue))
-        lines.append(f"Starts: {catalogue[trigger].name}" + (f" ({what.lower()})" if what else ""))
-    else:
-        lines.append("Starts: when you run it.")
-    for number, item in enumerate([i for i in steps if i != trigger], start=1):
-        what = operation_name(item, operation_of(item, notes, catalogue))
-        lines.append(f"{number}. {catalogue[item].name}" + (f": {what.lower()}" if what else ""))
-    return lines
-
-
-def left_out_lines(notes: Notes, catalogue: Catalogue) -> list[str]:
-    """Every app the user named that the workflow will not use, with their words as the reason."""
-    out = [r for r in notes.references if r.role != "wanted" and catalogue.get(r.id)]
-    if not out:
-        return []
-    parts = [
-        f'{catalogue[r.id].name} ("{r.quote[:120]}")' if r.quote else catalogue[r.id].name
-        for r in out
-    ]
-    return ["Left out: " + "; ".join(parts)]
+NOTED = ("Got it.", "Noted.", "Thanks.")
 
 
 def candidate_questions(notes: Notes) -> list[str]:
-    """Questions in order of preference: the hints' first, then the open ones."""
-    steered = [HINT_QUESTIONS[k] for hint in notes.hints for k in HINT_QUESTIONS if k in hint]
-    return list(dict.fromkeys([*steered, OPEN_QUESTION, *OTHER_QUESTIONS]))
+    """Questions in order of preference: what the workflow still needs, then the open ones."""
+    return list(dict.fromkeys([*open_questions(notes), *OPEN_QUESTIONS]))
+
+
+def asked_in(question: str, previous: str) -> bool:
+    """The question was part of the previous reply, however it was introduced."""
+    return bool(_alnum(question)) and _alnum(question) in _alnum(previous)
 
 
 def same_text(a: str, b: str) -> bool:
@@ -149,8 +62,23 @@ def _alnum(text: str) -> str:
 
 
 def fallback_question(notes: Notes, previous: str = "") -> str:
-    """The preferred question that is not the one the user was just asked."""
-    return next(q for q in candidate_questions(notes) if not same_text(q, previous))
+    """The most important question that is not the one the user was just asked."""
+    return next(q for q in candidate_questions(notes) if not asked_in(q, previous))
+
+
+def question_reply(notes: Notes, previous: str, catalogue: Catalogue, before: Notes | None) -> str:
+    """What this message changed, then the next question (never the one just asked)."""
+    said = changes.acknowledgement(before, notes, catalogue) if before is not None else ""
+    question = fallback_question(notes, previous)
+    opener = said or next(n for n in NOTED if not previous.startswith(n))
+    return f"{opener} {question}"
+
+
+def names_only_noted_apps(text: str, notes: Notes, catalogue: Catalogue) -> bool:
+    """Every app the text names is one the user referred to (wanted, left out or context)."""
+    known = {r.id for r in notes.references}
+    known |= {*notes.mentioned_integrations, *notes.mentioned_tools, *notes.removed}
+    return set(find_mentions(text, catalogue)) <= known
 
 
 def acceptable_question(text: str, previous: str = "") -> bool:
@@ -165,11 +93,14 @@ def confirmation_reply(notes: Notes, catalogue: Catalogue, previous: str = "") -
     return f"{UNCHANGED} {summary}" if same_text(summary, previous) else summary
 
 
-def next_reply(notes: Notes, ready: bool, previous: str, catalogue: Catalogue) -> tuple[str, str]:
-    """Code's reply when no model phrases it: (kind, text)."""
+def next_reply(
+    notes: Notes, ready: bool, previous: str, catalogue: Catalogue, before: Notes | None = None
+) -> tuple[str, str]:
+    """Code's reply when no model phrases it: (kind, text). `before`: the notes this
+    message changed, so the question first says what changed."""
     if ready:
         return "confirmation", confirmation_reply(notes, catalogue, previous)
-    return "question", fallback_question(notes, previous)
+    return "question", question_reply(notes, previous, catalogue, before)
 
 
 def unclear_reply(text: str, previous: str) -> str:

@@ -6,11 +6,12 @@ from typing import Any
 
 REPLY_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"text": {"type": "string", "maxLength": 160}},
+    "properties": {"text": {"type": "string", "maxLength": 400}},
     "required": ["text"],
     "additionalProperties": False,
 }
 SYSTEM = (
-    "You help a user describe an automation. Write ONE short, friendly question (under 30 words) "
-    'that follows the guidance. Return JSON {"text": ...}.'
+    "You help a user describe an automation. Reword the given reply in a short, friendly way "
+    "(under 50 words): keep every fact it states, name no app it does not name, and end with its "
+    'one question. Return JSON {"text": ...}.'
 )

@@ -23,6 +23,7 @@ from services.annotator import handlers as annotator
 from services.annotator.store import NotesStore
 from services.classifier import handlers as classifier
 from services.conversation import handlers as conversation
+from services.conversation.store import RepliedNotes
 from services.dispatcher import handlers as dispatcher
 from services.dispatcher.store import RunStore
 from services.indexer import handlers as indexer
@@ -88,7 +89,13 @@ class Services:
             limits=Limits(),
             **common,
         )
-        talk = conversation.Deps(model=model, catalogue=CATALOGUE, replies=bus, **common)
+        talk = conversation.Deps(
+            model=model,
+            catalogue=CATALOGUE,
+            replies=bus,
+            replied=RepliedNotes(redis, TTL),
+            **common,
+        )
         verdicts = classifier.Deps(
             model=model, catalogue=CATALOGUE, classified=bus, confirmed=bus, **common
         )

@@ -101,11 +101,12 @@ class Session:
             THRESHOLD,
             None,
             before=self.before,
+            history=self.out.transcript,
         )
         self.out.notes, self.out.overrides = folded.notes, self.out.overrides + folded.overrides
         last = self.out.replies[-1][1] if self.out.replies else ""
         kind, reply = conversation.next_reply(
-            folded.notes, folded.ready_for_confirmation, last, self.catalogue
+            folded.notes, folded.ready_for_confirmation, last, self.catalogue, before=previous
         )
         self.out.phase = "confirming" if kind == "confirmation" else "gathering"
         self.reply(kind, reply)

@@ -28,12 +28,17 @@ def test_summary_without_model_wording_uses_the_requirement_summary():
     assert "Back up Postgres to S3 nightly." in logic.confirmation_summary(notes, CATALOGUE)
 
 
-def test_fallback_question_follows_the_first_hint():
-    starts = Notes(hints=["ask what starts the workflow or where its data comes from"])
-    results = Notes(hints=["ask where the results should go or what should happen at the end"])
-    assert logic.fallback_question(starts) == logic.HINT_QUESTIONS["starts"]
-    assert logic.fallback_question(results) == logic.HINT_QUESTIONS["results"]
-    assert logic.fallback_question(Notes()) == logic.OPEN_QUESTION
+def test_fallback_question_asks_the_first_open_question_and_never_the_one_just_asked():
+    notes = Notes(hints=["Which Slack channel should it post to?", "What time should it run?"])
+    assert logic.fallback_question(notes) == "Which Slack channel should it post to?"
+    asked = "Added: Slack. Which Slack channel should it post to?"
+    assert logic.fallback_question(notes, asked) == "What time should it run?"
+    assert logic.fallback_question(Notes()) == logic.OPEN_QUESTIONS[0]
+
+
+def test_a_hint_that_is_no_question_is_guidance_not_something_to_ask():
+    notes = Notes(hints=["ask about the timing"])
+    assert logic.fallback_question(notes) == logic.OPEN_QUESTIONS[0]
 
 
 def test_only_short_real_questions_from_the_model_are_used():

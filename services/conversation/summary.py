@@ -1,0 +1,120 @@
+"""The confirmation summary, written by code from the notes: pure rules, no I/O.
+
+In the order the workflow runs (what starts it, each step and what it does), then what was
+left out in the user's own words, what is still to fill in, the complete lists of apps and
+what it assumed where the user left a gap; a person can catch a wrong reading before it is built.
+"""
+
+from __future__ import annotations
+
+from catalog import Catalogue
+from catalog.flow import operation_of, ordered, trigger_of
+from catalog.operations import operations_for
+from schemas.turn import Notes
+
+CONFIRM_PROMPT = "Shall I build it? Reply yes to confirm, or tell me what to change."
+TO_FILL = "To fill in later:"
+UNCHANGED = "I noted no change from that, so this still stands."
+ASSUME_START = (
+    "I'll assume you start it by hand; say if a schedule or an event should start it instead."
+)
+ASSUME_END = "I'll assume it ends with the {name} step and keeps the result in the saved workflow; say if it should go somewhere else."
+
+
+def names(ids: list[str], catalogue: Catalogue) -> list[str]:
+    """Display names of catalogue ids, in the given order."""
+    return [entry.name if (entry := catalogue.get(i)) else i for i in ids]
+
+
+def item_lines(notes: Notes, catalogue: Catalogue) -> list[str]:
+    """Code-built lines naming every noted integration and tool."""
+    lines = []
+    if notes.mentioned_integrations:
+        lines.append("Integrations: " + ", ".join(names(notes.mentioned_integrations, catalogue)))
+    if notes.mentioned_tools:
+        lines.append("Tools: " + ", ".join(names(notes.mentioned_tools, catalogue)))
+    return lines
+
+
+def assumptions(notes: Notes, catalogue: Catalogue) -> list[str]:
+    """What the summary assumes where nothing noted starts the workflow or acts at its end."""
+    entries = [
+        e
+        for e in (catalogue.get(i) for i in [*notes.mentioned_integrations, *notes.mentioned_tools])
+        if e
+    ]
+    lines = []
+    if entries and not any(e.role in ("trigger", "source") for e in entries):
+        lines.append(ASSUME_START)
+    if entries and not any(e.role == "action" or e.also_acts for e in entries):
+        last = max(
+            entries, key=lambda e: ("trigger", "source", "processor", "action").index(e.role)
+        )
+        lines.append(ASSUME_END.format(name=last.name))
+    return lines
+
+
+def confirmation_summary(notes: Notes, catalogue: Catalogue, wording: str = "") -> str:
+    """The confirmation summary: the model's opening (if any), then code's account of the flow
+    in the order it runs (what starts it, each step and what it does), what was left out in
+    the user's own words, the complete lists, assumptions."""
+    opening = wording.strip() or f"Here is what I'll build: {notes.requirement_summary}"
+    return "\n".join(
+        [
+            opening,
+            *flow_lines(notes, catalogue),
+            *left_out_lines(notes, catalogue),
+            *to_fill_lines(notes),
+            *item_lines(notes, catalogue),
+            *assumptions(notes, catalogue),
+            CONFIRM_PROMPT,
+        ]
+    )
+
+
+def operation_name(item: str, operation: str | None) -> str:
+    """The operation's name as a person reads it ("New order", "Post a message")."""
+    ops = operations_for(item)
+    found = next((o for o in (*ops.events, *ops.actions) if o.id == operation), None)
+    return found.name if found else ""
+
+
+def flow_lines(notes: Notes, catalogue: Catalogue) -> list[str]:
+    """'Starts: ...' and one numbered line per step, in the order the workflow runs."""
+    steps = ordered(notes, catalogue)
+    if not steps:
+        return []
+    trigger = trigger_of(notes, catalogue)
+    lines = []
+    if trigger is not None:
+        what = operation_name(trigger, operation_of(trigger, notes, catalogue))
+        lines.append(f"Starts: {catalogue[trigger].name}" + (f" ({what.lower()})" if what else ""))
+    else:
+        lines.append("Starts: when you run it.")
+    for number, item in enumerate([i for i in steps if i != trigger], start=1):
+        what = operation_name(item, operation_of(item, notes, catalogue))
+        lines.append(f"{number}. {catalogue[item].name}" + (f": {what.lower()}" if what else ""))
+    return lines
+
+
+def left_out_lines(notes: Notes, catalogue: Catalogue) -> list[str]:
+    """Every app the user named that the workflow will not use, with their words as the reason."""
+    out = [r for r in notes.references if r.role != "wanted" and catalogue.get(r.id)]
+    if not out:
+        return []
+    parts = [
+        f'{catalogue[r.id].name} ("{r.quote[:120]}")' if r.quote else catalogue[r.id].name
+        for r in out
+    ]
+    return ["Left out: " + "; ".join(parts)]
+
+
+def to_fill_lines(notes: Notes) -> list[str]:
+    """What is still open when the user says they are done: asked later, not blocking."""
+    questions = open_questions(notes)
+    return [TO_FILL + " " + " ".join(questions)] if questions else []
+
+
+def open_questions(notes: Notes) -> list[str]:
+    """The notes' hints that are questions, most important first (the annotator's order)."""
+    return [h.strip() for h in notes.hints if h.strip().endswith("?")]
