@@ -81,9 +81,18 @@ def minimal(schema: dict[str, Any]) -> Any:
 
 
 def _entry(items: dict[str, Any], chosen: str) -> dict[str, Any]:
-    """An object for a list of {id, ...}: every other string field says the name too."""
+    """An object for a list of {id, ...}: every other free string field says the name too,
+    a field with fixed values takes its first, so the invented id reaches code's checks."""
     props = items.get("properties", {})
-    return {k: chosen if k == "id" or v.get("type") == "string" else 0 for k, v in props.items()}
+    return {k: _field(k, v, chosen) for k, v in props.items()}
+
+
+def _field(name: str, spec: dict[str, Any], chosen: str) -> Any:
+    if name == "id":
+        return chosen
+    if "enum" in spec:
+        return spec["enum"][0]
+    return chosen if spec.get("type") == "string" else 0
 
 
 def spoil(fault: str, data: dict[str, Any], schema: dict[str, Any], rng: random.Random) -> str:

@@ -60,7 +60,8 @@ async def footprint(redis: Redis, session_id: str) -> dict[str, int]:
         "entries": await redis.zcard(keys[0]),
         "ids": await redis.scard(keys[1]),
         "turns": await redis.hlen(keys[2]),
-        "bytes": sum([await redis.memory_usage(k) or 0 for k in keys]),
+        # SAMPLES 0 counts every element: the default estimate from five samples varies.
+        "bytes": sum([await redis.memory_usage(k, samples=0) or 0 for k in keys]),
         "min_ttl": min([await redis.ttl(k) for k in keys]),
     }
 
