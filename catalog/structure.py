@@ -142,26 +142,22 @@ def parse(sentence: str) -> Doc:
 def data_roles(text: str, hits: Iterable[Hit]) -> set[Hit]:
     """The hits that only name a kind of data ("people with gmail addresses"), whatever
     words stand around them: such a hit is context, never a removal."""
-    found: set[Hit] = set()
-    for start, sentence, inside in _sentences(text, hits):
-        doc = parse(sentence)
-        for hit in inside:
-            span = doc.char_span(hit.start - start, hit.end - start, alignment_mode="expand")
-            if span is not None and data_only(span.root):
-                found.add(hit)
-    return found
+    return {hit for hit, token in references(text, hits) if data_only(token)}
 
 
 def roles(text: str, hits: Iterable[Hit]) -> dict[Hit, Role]:
     """The structural verdict for each hit that has a clear one; the rest are left out."""
-    verdicts: dict[Hit, Role] = {}
+    return {hit: role for hit, token in references(text, hits) if (role := role_of(token))}
+
+
+def references(text: str, hits: Iterable[Hit]) -> Iterator[tuple[Hit, Token]]:
+    """Each hit with the head token of its words in its sentence's parse."""
     for start, sentence, inside in _sentences(text, hits):
         doc = parse(sentence)
         for hit in inside:
             span = doc.char_span(hit.start - start, hit.end - start, alignment_mode="expand")
-            if span is not None and (role := role_of(span.root)) is not None:
-                verdicts[hit] = role
-    return verdicts
+            if span is not None:
+                yield hit, span.root
 
 
 def sentence_at(text: str, pos: int) -> str:
@@ -460,14 +456,7 @@ def uses(text: str, hits: Iterable[Hit]) -> dict[Hit, Use]:
     """How each hit's app is used where the sentence makes it clear: an event that starts
     the workflow ("when a Stripe payment fails"), a source it reads ("pull the rows from the
     sheet") or a destination it writes to ("post it in Slack")."""
-    found: dict[Hit, Use] = {}
-    for start, sentence, inside in _sentences(text, hits):
-        doc = parse(sentence)
-        for hit in inside:
-            span = doc.char_span(hit.start - start, hit.end - start, alignment_mode="expand")
-            if span is not None and (use := use_of(span.root)) is not None:
-                found[hit] = use
-    return found
+    return {hit: use for hit, token in references(text, hits) if (use := use_of(token))}
 
 
 def use_of(token: Token) -> Use | None:
