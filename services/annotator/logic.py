@@ -91,9 +91,22 @@ def accepted_roles(
             overrides.append("model_quote_not_in_user_words")
         elif not names(item, quote, catalogue):
             overrides.append("model_quote_does_not_name_item")
+        elif role != "wanted" and bare_name(item, quote, catalogue):
+            overrides.append("model_verdict_quotes_only_the_name")
         else:
             accepted[item] = (role, " ".join(quote.split()))
     return accepted, overrides
+
+
+def bare_name(item: str, quote: str, catalogue: Catalogue) -> bool:
+    """The quote is the app's name and nothing more: it shows the app was named, not that
+    the user turned it down or only spoke of it, so it is no evidence for either."""
+    words = re.findall(r"[\w'’]+", quote.lower())
+    entry = catalogue[item]
+    name_words = {
+        w for alias in (*entry.aliases, entry.name) for w in re.findall(r"[\w'’]+", alias.lower())
+    }
+    return len([w for w in words if w not in name_words]) < 2
 
 
 def with_verdicts(match: MatchResult, verdicts: dict[str, tuple[Role, str]]) -> MatchResult:

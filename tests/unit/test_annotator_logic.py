@@ -129,8 +129,8 @@ def test_a_models_verdict_with_the_users_words_wins_whatever_the_rules_read():
     judged = [
         fold(
             start,
-            "Slack, hmm.",
-            ModelView(removals=(("slack", "Slack, hmm"),)),
+            "Honestly Slack feels unnecessary now.",
+            ModelView(removals=(("slack", "Slack feels unnecessary now"),)),
             CATALOGUE,
             THRESHOLD,
             None,
@@ -155,6 +155,14 @@ def test_a_models_verdict_with_the_users_words_wins_whatever_the_rules_read():
     assert "slack" not in items(judged[0].notes)
     assert "trello" not in items(judged[1].notes) and "slack" in items(judged[1].notes)
     assert "slack" in items(judged[2].notes)
+
+
+def test_a_model_removal_quoting_only_the_name_is_no_evidence_of_a_removal():
+    start = play(["Watch Gmail and post to Slack."])
+    view = ModelView(removals=(("slack", "Slack"),), context=(("gmail", "Gmail"),))
+    folded = fold(start, "Post to Slack from Gmail.", view, CATALOGUE, THRESHOLD, None)
+    assert items(folded.notes) == {"gmail", "slack"}
+    assert folded.overrides.count("model_verdict_quotes_only_the_name") == 2
 
 
 def test_a_model_verdict_quoting_words_the_user_never_wrote_changes_nothing():
