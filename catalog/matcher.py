@@ -133,20 +133,25 @@ def hits(text: str, catalogue: Catalogue) -> list[Hit]:
         for hit in paraphrased
         if not any(hit.start < n.end and n.start < hit.end for n in named)
     ]
-    quoted = [m.span(1) for m in WORDING.finditer(text)]
-    return sorted(
-        h for h in named + free if not any(a <= h.start and h.end <= b for a, b in quoted)
-    )
+    data = [m.span(1) for m in WORDING.finditer(text)]
+    data += [m.span() for m in ADDRESS.finditer(text)]
+    return sorted(h for h in named + free if not any(a <= h.start and h.end <= b for a, b in data))
 
 
 # "the card should say 'keys in dropbox'": words the workflow writes, not a step of it.
 WORDING = re.compile(
     r"(?:(?<!\w)(?:say|says|saying|said|read|reads|reading|text|wording|subject|title|titled|caption"
     # "who has 'no SMS' written in the notes", "marked 'Outlook'", "Example: 'the intercom ...'".
-    r"|has|have|with|marked|labell?ed|tagged|flagged|containing|contains|example|e\.g\.)"
+    r"|has|have|with|marked|labell?ed|tagged|flagged|containing|contains|example|e\.g\."
+    # "base 'Summer Tournament', table 'Teams'", "a list called 'Slack ideas'": a thing's name.
+    r"|called|named|table|base|sheet|tab|board|list|channel|folder|column|project|group|page)"
     r"\s*:?|:)\s*[\"'‘“]([^\"'’”\n]{1,200})[\"'’”]",
     re.IGNORECASE,
 )
+
+
+# "rdelgado@hotmail.com", "ops@slack-alerts.io": an address is data, whatever names are in it.
+ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
 def _family_of(catalogue: Catalogue, id_: str) -> str | None:
@@ -327,3 +332,24 @@ def names(id: str, quote: str, catalogue: Catalogue) -> bool:
     found = [h for h in every if h.id == id]
     found += finder(quote) if finder else []
     return any(not (entry.ordinary and covered(quote, h, entry.ordinary)) for h in found)
+
+
+# A quote that points at a function rather than a name must point: a few words, not a
+# paragraph that happens to hold "total" somewhere.
+MAX_SENSE_WORDS = 12
+WORD = re.compile(r"[\w%;]+")
+
+
+def about(id: str, quote: str, catalogue: Catalogue) -> bool:
+    """Whether a short quote speaks of what the item does ("get a text right away" for SMS,
+    "convert the amount to USD" for the calculator), by a word of the item's senses.
+
+    Only a model's judgement uses this: a sense word alone is too loose for the rules.
+    """
+    entry = catalogue.get(id)
+    words = [w.lower() for w in WORD.findall(quote)]
+    if entry is None or not entry.senses or not words or len(words) > MAX_SENSE_WORDS:
+        return False
+    return any(w.startswith(stem) for w in words for stem in entry.senses if len(stem) > 2) or any(
+        stem in w for w in words for stem in entry.senses if len(stem) <= 2
+    )

@@ -86,6 +86,20 @@ OWN_GROUPS = {
     "automation",
 }
 THIRD_PERSONS = {"he", "she", "someone", "somebody"}
+# People outside the user's work: whatever they do with an app describes their tools.
+OUTSIDERS = {
+    "competitor",
+    "competing",
+    "rival",
+    "friend",
+    "neighbour",
+    "neighbor",
+    "cousin",
+    "sister",
+}
+OUTSIDERS |= {"brother", "wife", "husband", "mum", "mom", "dad", "acquaintance"}
+# Verbs of moving from one tool to another: the past tense says where the user came from.
+LEAVING = {"move", "switch", "migrate", "come", "get", "go", "transition", "port", "graduate"}
 # Nouns that make an app name plain data: "skip people with gmail addresses".
 DATA_NOUNS = {"address", "domain"}
 # A negation's scope stops at a time or an exception: "no Slack on weekends" restricts.
@@ -185,12 +199,19 @@ def role_of(token: Token) -> Role | None:
         return None
     if negated(token, verb) or considered(token, verb):
         return "turned_down"
+    if _scope(verb) is not verb and negated(token, verb, _scope(verb)):
+        # "I don't want it writing Airtable records" keeps Airtable out of this, but "I don't
+        # want it to refund inside Shopify" only limits what is done there: not asked for,
+        # and not taken back either.
+        return "context"
     if data_only(token) or question_aside(token, verb):
         return "context"
     if others(token, verb):
         # "No sorry, Jira is IT's tool": said as a correction, someone else's tool is out.
         return "turned_down" if corrected(token) else "context"
-    if history(token, verb):
+    if former(token, verb):
+        return "turned_down"
+    if history(token, verb) or left_behind(token):
         return "context"
     return None
 
@@ -233,11 +254,12 @@ def _condition_word(token: Token) -> bool:
     return token.dep_ in ("mark", "advmod") and token.lower_ in CONDITION_MARKS
 
 
-def negated(token: Token, verb: Token) -> bool:
+def negated(token: Token, verb: Token, scope: Token | None = None) -> bool:
     """A negation before the reference governs it: on its noun, right before it ("no Slack
     ping", "not Outlook, Gmail"), on the verb of a main clause it is close to ("do NOT
     create anything in Jira"), or a 'nothing' on the way ("nothing in Trello"). A 'not'
     after it contrasts what follows ("in Notion, not as text")."""
+    scope = scope or verb
     chain = path(token, verb)
     nouns = [t for t in chain if t.pos_ not in ("VERB", "AUX")]
     near = any(_negates_noun(c, token) for t in nouns for c in t.children)
@@ -248,10 +270,19 @@ def negated(token: Token, verb: Token) -> bool:
         and not any(t.dep_ in LOOSE for t in chain[:-1])
         and verb.lemma_ not in NEGATIVE_VERBS
         and _main_clause(verb)
-        and any(c.dep_ == "neg" and c.i <= token.i and not _why(c) for c in verb.children)
+        and any(c.dep_ == "neg" and c.i <= token.i and not _why(c) for c in scope.children)
     )
     nothing = any(t.lower_ in NOTHING for t in chain) or _subject_is_nothing(verb)
-    return (near or on_verb or nothing) and not _restricted(verb)
+    return (near or on_verb or nothing) and not _restricted(verb, token)
+
+
+def _scope(verb: Token) -> Token:
+    """The verb whose negation reaches this one through a wish ("I don't want it writing
+    Airtable records")."""
+    wish = verb.head
+    if verb.dep_ in ("ccomp", "xcomp") and wish.lemma_ in WANTING and _main_clause(wish):
+        return wish
+    return verb
 
 
 # "don't care about the stats from the API": a negation four steps away is about something else.
@@ -309,7 +340,7 @@ def _subject_is_nothing(verb: Token) -> bool:
     return any(c.dep_.startswith("nsubj") and c.lower_ in NOTHING for c in verb.children)
 
 
-def _restricted(verb: Token) -> bool:
+def _restricted(verb: Token, token: Token) -> bool:
     """The negated clause limits when, what or for whom: "don't text anyone at night", "don't
     text anyone who has opted out", "don't text them the low-priority ones", "don't send
     Slack messages to the clients"."""
@@ -317,7 +348,8 @@ def _restricted(verb: Token) -> bool:
         return True
     if any(c.lower_ in ANYONE and any(True for _ in c.children) for c in verb.children):
         return True
-    objects = [c for c in verb.children if c.dep_ == "dobj"]
+    # The reference itself is no restriction ("I don't want this touching QuickBooks").
+    objects = [c for c in verb.children if c.dep_ == "dobj" and c.i != token.i]
     if any(o.lower_ == "ones" or any(m.dep_ == "amod" for m in o.children) for o in objects):
         return True
     people = [
@@ -359,11 +391,21 @@ def others(token: Token, verb: Token) -> bool:
     if belongs_elsewhere(token, verb):
         return True
     subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
-    if subject is None or token in subject.subtree or verb.lemma_ not in USING:
+    if subject is None or token in subject.subtree:
         return False
     if any(c.dep_ == "aux" and c.tag_ == "MD" for c in verb.children):
         return False
-    return third_person(subject)
+    if _outsider(subject) and verb.lemma_ not in WANTING:
+        return third_person(subject)  # "a competitor of ours sends WhatsApp reminders"
+    return verb.lemma_ in USING and third_person(subject)
+
+
+def _outsider(subject: Token) -> bool:
+    """Someone outside the user's work: "a friend", "a competitor of ours", "a rival shop"."""
+    kinds = {subject.lemma_.lower()} | {
+        c.lemma_.lower() for c in subject.children if c.dep_ in ("amod", "compound")
+    }
+    return bool(kinds & OUTSIDERS)
 
 
 def belongs_elsewhere(token: Token, verb: Token) -> bool:
@@ -409,6 +451,29 @@ def third_person(subject: Token) -> bool:
         return not (mine and subject.lemma_ in OWN_GROUPS)
     article = next((c.lower_ for c in subject.children if c.dep_ == "det"), "")
     return article in ("a", "another")
+
+
+def former(token: Token, verb: Token) -> bool:
+    """The app is said to be the one from before ("the mysql server was the old one",
+    "Trello is our previous tool"): the user is pointing away from it."""
+    if verb.lemma_ != "be":
+        return False
+    subject = next((c for c in verb.children if c.dep_.startswith("nsubj")), None)
+    if subject is None or token not in subject.subtree:
+        return False
+    attrs = [c for c in verb.children if c.dep_ == "attr"]
+    # "last" is also the final one ("the API call should be the last step").
+    return any(m.lower_ in FORMER - {"last"} for a in attrs for m in a.children if m.dep_ == "amod")
+
+
+def left_behind(token: Token) -> bool:
+    """What the user moved off ("we moved it off Asana last quarter", "we switched from
+    Trello in May"): in the past, the app is where they came from."""
+    prep = token.head
+    if token.dep_ != "pobj" or prep.lower_ not in ("off", "from"):
+        return False
+    verb = prep.head
+    return verb.lemma_ in LEAVING and verb.tag_ in ("VBD", "VBN")
 
 
 def history(token: Token, verb: Token) -> bool:

@@ -23,6 +23,7 @@ def reading(text: str) -> tuple[set[str], set[str], set[str]]:
         ("Nothing goes into Trello from this, ever.", "trello"),
         ("Not WhatsApp, that's my own number. Telegram is fine.", "whatsapp"),
         ("I was weighing Notion for this, but a plain Google Sheet will do.", "notion"),
+        ("Log it in Postgres. Actually the Mysql box is the old one, ignore it.", "mysql"),
     ],
 )
 def test_a_negation_or_an_option_passed_over_turns_the_app_down(text, item):
@@ -42,6 +43,10 @@ def test_a_negation_or_an_option_passed_over_turns_the_app_down(text, item):
         ("Leave out anyone with hotmail addresses when you send the Gmail reminders.", "outlook"),
         ("Is the Stripe API any good? Not for now. Read the orders from Shopify.", "stripe"),
         ("The previous intern mailed a Gmail group by hand. Post it to Slack now.", "gmail"),
+        ("We migrated the board off Asana in June. Cards go to Trello.", "asana"),
+        ("Keep it in the sheet; I really don't want it writing Airtable records.", "airtable"),
+        ("We came over from Dropbox two years ago; files live in Google Drive.", "dropbox"),
+        ("A rival bakery sends its menu out through Discord; I want Telegram.", "discord"),
     ],
 )
 def test_history_other_peoples_tools_data_and_asides_are_context(text, item):
@@ -60,6 +65,8 @@ def test_history_other_peoples_tools_data_and_asides_are_context(text, item):
         ("We moved to HubSpot last year; new contacts come from there.", "hubspot"),
         ("Send it from our Gmail address to the client.", "gmail"),  # one address: the sender
         ("Put the rows in the sheet, not in Notion, and post a Slack message.", "slack"),
+        ("Posting to Slack should be the last step.", "slack"),  # last = final, not former
+        ("My friend can't read email, so text him via Twilio.", "twilio_sms"),
     ],
 )
 def test_near_misses_stay_wanted(text, item):
@@ -87,3 +94,17 @@ def test_a_product_name_with_a_slip_still_names_it(text, item):
 def test_words_near_a_name_that_is_also_a_word_name_nothing(text):
     mentioned, removed, past = reading(text)
     assert not mentioned | removed | past
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("Email the summary to ana.ruiz@hotmail.com from our Gmail.", "outlook"),
+        ("Send replies to help@slack-fans.org using Gmail.", "slack"),
+        ("Add a row to Airtable, base 'Leagues', table 'Teams'.", "microsoft_teams"),
+        ("Make a card in Trello in the list called 'Notion ideas'.", "notion"),
+    ],
+)
+def test_a_name_inside_an_address_or_a_things_quoted_name_is_data(text, item):
+    mentioned, removed, past = reading(text)
+    assert item not in mentioned | removed | past
