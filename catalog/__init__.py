@@ -2,6 +2,7 @@
 
 from catalog.matcher import (
     MatchResult,
+    about,
     detect,
     evidence,
     find_mentions,
@@ -22,6 +23,7 @@ __all__ = [
     "CatalogueEntry",
     "CatalogueError",
     "MatchResult",
+    "about",
     "detect",
     "evidence",
     "find_mentions",

@@ -61,6 +61,9 @@ class CatalogueEntry(BaseModel):
     context: tuple[str, ...] = ()
     # Lexicon phrases in which an alias is the ordinary word ("cut me some slack").
     ordinary: tuple[str, ...] = ()
+    # Word stems of what the item does ("mood", "tone" for sentiment): too loose to find a
+    # reference alone, enough to check that a model's short quote is about the item.
+    senses: tuple[str, ...] = ()
 
     @field_validator("aliases")
     @classmethod

@@ -19,8 +19,9 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from catalog import Catalogue, detect, evidence, names
+from catalog import Catalogue, about, detect, evidence, names
 from catalog.lexicon import phrase_hits
+from catalog.matcher import WORD
 from catalog.phrases import alias_hits
 from catalog.typos import typo_hits
 from shared.model.quoting import CLOSE, OPEN
@@ -70,8 +71,21 @@ def _quote_for(id_: str, text: str, catalogue: Catalogue) -> str | None:
         (text[h.start : h.end] for h in every if h.id == id_), None
     )
     if phrase is None:
-        return None
+        return _sense_quote(id_, text, catalogue)
     return next((q for q in quotes(text, phrase) if names(id_, q, catalogue)), None)
+
+
+def _sense_quote(id_: str, text: str, catalogue: Catalogue) -> str | None:
+    """A few of the user's words around one that says what the item does ("get a text
+    right away"), as a model pointing at a function rather than a name would quote."""
+    for sentence in SENTENCE.finditer(text):
+        words = list(WORD.finditer(sentence[0]))
+        for i in range(len(words)):
+            first, last = words[max(0, i - 4)], words[min(len(words), i + 6) - 1]
+            quote = sentence[0][first.start() : last.end()]
+            if about(id_, words[i][0], catalogue) and about(id_, quote, catalogue):
+                return quote
+    return None
 
 
 def oracle(cases: list[dict[str, Any]], catalogue: Catalogue) -> Script:
@@ -92,8 +106,13 @@ def oracle(cases: list[dict[str, Any]], catalogue: Catalogue) -> Script:
             for id_ in [*expect["integrations"], *expect["tools"]]:
                 if quote := _quote_for(id_, text, catalogue):
                     verdicts.append((id_, "wanted", quote))
-            for id_ in expect.get("absent", []):
-                role = "context" if id_ in ruled.past else "turned_down"
+            # What the rules read as wanted but the case neither wants nor allows is only
+            # spoken of ("every receipt" is no schedule): a correct model says so.
+            wanted = {*expect["integrations"], *expect["tools"], *expect.get("allowed", [])}
+            unwanted = [i for i in ruled.mentioned if i not in wanted]
+            for id_ in [*expect.get("absent", []), *unwanted]:
+                absent = id_ in expect.get("absent", [])
+                role = "turned_down" if absent and id_ not in ruled.past else "context"
                 if quote := _quote_for(id_, text, catalogue):
                     verdicts.append((id_, role, quote))
         return verdicts

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from catalog import (
     Catalogue,
     MatchResult,
+    about,
     detect,
     find_mentions,
     names,
@@ -77,7 +78,8 @@ def accepted_roles(
     view: ModelView, user_text: str, catalogue: Catalogue
 ) -> tuple[dict[str, tuple[Role, str]], list[str]]:
     """The model's verdicts code accepts: the id exists, the evidence is the user's own words
-    and refers to that app (alias, lexicon phrase or a name with a slip). The model's
+    and refers to that app (alias, lexicon phrase, a name with a slip, or a short quote about
+    what the app does: "get a text right away"). The model's
     judgment of the role then stands, whatever the rules read: a removal needs no phrase
     from the rules' lists, context needs no history word. An idiom code knows ("cut me some
     slack") never refers to the app, so no verdict on it counts.
@@ -89,7 +91,7 @@ def accepted_roles(
             overrides.append("model_id_not_in_catalogue")
         elif not quoted(quote, user_text):
             overrides.append("model_quote_not_in_user_words")
-        elif not names(item, quote, catalogue):
+        elif not (names(item, quote, catalogue) or about(item, quote, catalogue)):
             overrides.append("model_quote_does_not_name_item")
         elif role != "wanted" and bare_name(item, quote, catalogue):
             overrides.append("model_verdict_quotes_only_the_name")

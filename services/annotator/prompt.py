@@ -59,19 +59,20 @@ def history_turns(messages: list[ChatMessage], turn_id: str | None) -> list[dict
 
 # Per item ~40 tokens (id, role, a quote); the rest ~90 (summary, confidence, a hint).
 BASE_TOKENS, TOKENS_PER_APP = 100, 40
-# With no app found by code, the model may still find two the rules missed.
+# Beyond the apps code found, the model may name two the rules missed (a function said in
+# other words: "get a text right away").
 MIN_APPS = 2
 
 
 def max_tokens(referenced: int) -> int:
     """The completion budget for a message that refers to this many apps."""
-    return BASE_TOKENS + TOKENS_PER_APP * max(referenced, MIN_APPS)
+    return BASE_TOKENS + TOKENS_PER_APP * (referenced + MIN_APPS)
 
 
 def output_schema(catalogue: Catalogue, referenced: int = MIN_APPS) -> dict[str, Any]:
     """Bounded JSON schema: a truncated constrained output would be invalid JSON.
 
-    The number of verdicts is bounded by the apps the message refers to (never below that),
+    The number of verdicts is bounded by the apps the message refers to plus two it may find,
     so a weak model that fills every array to its maximum still fits the token budget.
     """
     ids = {"type": "string", "enum": [e.id for e in catalogue.entries]}
@@ -89,7 +90,7 @@ def output_schema(catalogue: Catalogue, referenced: int = MIN_APPS) -> dict[str,
         "type": "object",
         "properties": {
             "requirement_summary": {"type": "string", "maxLength": 120},
-            "apps": {"type": "array", "items": verdict, "maxItems": max(referenced, MIN_APPS)},
+            "apps": {"type": "array", "items": verdict, "maxItems": referenced + MIN_APPS},
             "confidence_score": {"type": "number", "minimum": 0, "maximum": 1},
             "hints": {"type": "array", "items": {"type": "string", "maxLength": 80}, "maxItems": 1},
         },

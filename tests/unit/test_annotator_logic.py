@@ -157,6 +157,30 @@ def test_a_models_verdict_with_the_users_words_wins_whatever_the_rules_read():
     assert "slack" in items(judged[2].notes)
 
 
+def test_a_model_may_point_at_what_an_app_does_in_a_few_words_not_a_paragraph():
+    # "buzz the courier" names no app and no phrase the rules list; a model that reads it as
+    # a text message and points at those words is believed, one quoting a whole paragraph
+    # that merely holds "phone" somewhere is not.
+    start = play(["When a parcel is marked delivered in Shopify, let the courier know."])
+    text = "Buzz the courier on his phone the moment it is marked delivered."
+    short = ModelView(mentions=(("twilio_sms", "Buzz the courier on his phone"),))
+    paragraph = "When a parcel is marked delivered in Shopify, let the courier know on the phone he carries around."
+    long_view = ModelView(mentions=(("twilio_sms", paragraph),))
+    pointed = fold(start, text, short, CATALOGUE, THRESHOLD, None)
+    vague = fold(start, paragraph, long_view, CATALOGUE, THRESHOLD, None)
+    named_nothing = fold(
+        start,
+        text,
+        ModelView(mentions=(("slack", "Buzz the courier"),)),
+        CATALOGUE,
+        THRESHOLD,
+        None,
+    )
+    assert "twilio_sms" in items(pointed.notes)
+    assert "twilio_sms" not in items(vague.notes)
+    assert "slack" not in items(named_nothing.notes)
+
+
 def test_a_model_removal_quoting_only_the_name_is_no_evidence_of_a_removal():
     start = play(["Watch Gmail and post to Slack."])
     view = ModelView(removals=(("slack", "Slack"),), context=(("gmail", "Gmail"),))
