@@ -28,6 +28,13 @@ app = typer.Typer(
 )
 
 
+@app.callback()
+def _every_command() -> None:
+    """SIGTERM leaves every command the way Ctrl-C does, so a command that started a stack
+    (eval, chaos, bench, demo, up) stops it on the way out instead of orphaning it."""
+    signal.signal(signal.SIGTERM, _interrupt)
+
+
 class Scripted(StrEnum):
     """Scripted annotator models for the eval (planwire/scripted.py)."""
 

@@ -8,6 +8,7 @@ own, so the tests also see that stopping reaches grandchildren.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
@@ -168,3 +169,54 @@ def test_planwire_up_stops_everything_on_sigterm_and_exits_0():
         code = up.wait(15)
     assert code == 0, "\n".join(seen)
     assert len(pids) == 4 and [p for p in pids if running(p)] == []
+
+
+def children_of(pid: int) -> list[int]:
+    """The live processes whose parent is pid (the stack's services run in their own sessions,
+    but their parent is the command that started them)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_a_terminated_eval_leaves_no_server_behind(tmp_path):
+    # A CI job that times out sends SIGTERM: the broker, Valkey and services must go too.
+    case = tmp_path / "c.json"
+    case.write_text(
+        json.dumps(
+            {
+                "id": "c",
+                "turns": ["Post new Shopify orders to Slack."],
+                "confirm": "yes",
+                "expect": {"integrations": ["shopify", "slack"], "tools": []},
+            }
+        )
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "PLANWIRE_STACK_SERVICES": f"gateway={FAKE},trimmer={FAKE}",
+    }
+    run = subprocess.Popen(
+        [sys.executable, "-m", "planwire", "eval", str(case)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline, started, steady = time.monotonic() + 60, [], 0
+    while time.monotonic() < deadline and steady < 8 and run.poll() is None:
+        time.sleep(0.25)
+        now = children_of(run.pid)
+        steady = steady + 1 if now == started and now else 0
+        started = now
+    run.send_signal(signal.SIGTERM)
+    run.wait(20)
+    assert len(started) >= 4  # the broker, Valkey and the services
+    assert [p for p in started if running(p)] == []
