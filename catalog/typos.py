@@ -16,7 +16,8 @@ from catalog.phrases import Hit
 
 MIN_LENGTH = 6
 LONG = 9  # from this length two edits still point at one name
-WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+# Words in any script: "µrss" is one word that holds "rss", not a slip of it after a "µ".
+WORD = re.compile(r"[^\W\d_][^\W_]*")
 
 
 def distance(a: str, b: str, limit: int) -> int:
