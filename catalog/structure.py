@@ -507,6 +507,7 @@ Use = Literal["event", "source", "destination"]
 ARRIVING = {"come", "arrive", "land", "appear", "drop", "hit", "fail", "close", "open", "sign"}
 ARRIVING |= {"receive", "get", "submit", "create", "add", "upload", "post", "push", "merge"}
 EVENT_MARKS = CONDITION_MARKS | {"every", "each", "as"}
+EACH = {"every", "each", "any", "the"}
 # Verbs of taking data out of an app, and of putting it in.
 READING = {"read", "pull", "grab", "fetch", "check", "watch", "monitor", "scan", "look"}
 READING |= {"export", "query", "sync", "collect", "take", "download", "poll", "search", "list"}
@@ -531,6 +532,8 @@ def use_of(token: Token) -> Use | None:
     preps = {t.lower_ for t in chain if t.dep_ == "prep"}
     if _event(token, verb, chain) or _arrives(verb) or _others_put_it_there(token, verb):
         return "event"
+    if _someone_else(verb):
+        return None  # "she still checks that Notion board": what another person does there
     if preps & {"from", "out"} or verb.lemma_ in READING or _kept_there(verb, preps):
         return "source"
     if preps & {"to", "into", "onto"} or verb.lemma_ in WRITING:
@@ -539,9 +542,15 @@ def use_of(token: Token) -> Use | None:
 
 
 # Data arriving at an app on its own: "the invoices come to my Gmail".
-ARRIVING_ALONE = {"come", "arrive", "land", "appear", "turn"}
+ARRIVING_ALONE = {"come", "arrive", "land", "appear", "turn", "end"}
 # Data kept in an app: "our appointments live in Google Calendar", "the data is in MySQL".
 KEPT = {"be", "live", "sit", "stay", "keep", "store", "hold", "track", "have"}
+
+
+def _someone_else(verb: Token) -> bool:
+    """The clause tells what another person does, not what the workflow should."""
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    return subject is not None and subject.lower_ in THIRD_PERSONS | {"they", "everyone"}
 
 
 def _arrives(verb: Token) -> bool:
@@ -549,7 +558,10 @@ def _arrives(verb: Token) -> bool:
 
 
 def _kept_there(verb: Token, preps: set[str]) -> bool:
-    return verb.lemma_ in KEPT and bool(preps & {"in", "on", "inside"})
+    # "the university is on Office 365" says what they use; "the data is in MySQL" where
+    # data is kept.
+    places = {"in", "inside"} if verb.lemma_ == "be" else {"in", "on", "inside"}
+    return verb.lemma_ in KEPT and bool(preps & places)
 
 
 def _others_put_it_there(token: Token, verb: Token) -> bool:
@@ -572,6 +584,21 @@ def _event(token: Token, verb: Token, chain: list[Token]) -> bool:
     clause_mark = any(
         c.dep_ in ("mark", "advmod") and c.lower_ in EVENT_MARKS for c in verb.children
     )
-    new_thing = any(c.lower_ == "new" and c.dep_ == "amod" for t in chain for c in t.children)
+    # "new rows in the sheet go to Slack" is an event; "add it as a new row in the sheet"
+    # is an order to write one.
+    new_thing = verb.lemma_ not in WRITING and any(
+        c.lower_ == "new" and c.dep_ == "amod" for t in chain for c in t.children
+    )
     happening = verb.lemma_ in ARRIVING and verb.dep_ in ("advcl", "relcl")
-    return (clause_mark and verb.dep_ == "advcl") or new_thing or (happening and clause_mark)
+    # "every time someone upgrades in Stripe", "the moment a card lands in Trello".
+    each_time = any(
+        t.lower_ in ("time", "moment") and any(c.lower_ in EACH for c in t.children)
+        for t in [*chain[1:], verb.head]
+        if t.i != token.i
+    )
+    return (
+        (clause_mark and verb.dep_ == "advcl")
+        or new_thing
+        or (happening and clause_mark)
+        or each_time
+    )

@@ -52,6 +52,14 @@ def test_people_putting_files_into_an_app_is_what_starts_the_run():
     assert ordered(notes, CATALOGUE)[0] == "dropbox"
 
 
+def test_writing_a_new_row_is_an_order_and_the_event_described_starts_it():
+    notes = notes_of(
+        "Our site's signup form can call a webhook.", "Add each one as a new row in Airtable."
+    )
+    assert trigger_of(notes, CATALOGUE) == "webhook"
+    assert ordered(notes, CATALOGUE) == ["webhook", "airtable"]
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

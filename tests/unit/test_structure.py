@@ -108,3 +108,18 @@ def test_words_near_a_name_that_is_also_a_word_name_nothing(text):
 def test_a_name_inside_an_address_or_a_things_quoted_name_is_data(text, item):
     mentioned, removed, past = reading(text)
     assert item not in mentioned | removed | past
+
+
+@pytest.mark.parametrize(
+    ("text", "item", "use"),
+    [
+        ("Every time a customer pays in Stripe I want a cheer in Slack.", "stripe", "event"),
+        ("Scans end up in our Dropbox folder; read them please.", "dropbox", "event"),
+        ("Add each signup as a new row in Airtable.", "airtable", "destination"),
+        ("Please make a new card per lead in Trello.", "trello", "destination"),
+        ("She still reads that Notion page every week.", "notion", None),
+        ("The whole school is on Microsoft Teams, by the way.", "microsoft_teams", None),
+    ],
+)
+def test_how_a_sentence_uses_an_app_event_source_or_destination(text, item, use):
+    assert detect(text, CATALOGUE).use(item) == use
