@@ -12,7 +12,9 @@ from schemas.turn import Notes, Reference
 SCHEDULER = "scheduler"
 ROLE_RANK = {"trigger": 1, "source": 1, "processor": 2, "action": 3}
 USE_RANK = {"event": 1, "source": 1, "destination": 3}
-READ_ACTIONS = ("read", "list", "query", "get", "search", "fetch")
+# Reading actions, most specific first: a database is read by its rows ("the table
+# locations"), before a free SQL query the user never wrote.
+READ_ACTIONS = ("read", "select", "list", "get", "search", "fetch", "query")
 UNSAID = 10**12  # an item with no reference sorts after every one the user placed
 
 
@@ -93,7 +95,7 @@ def operation_of(item: str, notes: Notes, catalogue: Catalogue) -> str | None:
         return ops.default_event
     if rank(item, catalogue, notes)[0] == 1:  # read from, as the user told it
         # An app with no read action is read by its event: what is new since the last run.
-        reading = [a.id for a in ops.actions if a.id.startswith(READ_ACTIONS)]
+        reading = [a.id for verb in READ_ACTIONS for a in ops.actions if a.id.startswith(verb)]
         return reading[0] if reading else ops.default_event or ops.default_action
     return ops.default_action
 

@@ -154,6 +154,11 @@ WORDING = re.compile(
 ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
+def senders(catalogue: Catalogue) -> frozenset[str]:
+    """The apps that send messages: "email her from our Gmail" has Gmail do the sending."""
+    return frozenset(e.id for e in catalogue.entries if e.family in ("email", "messaging"))
+
+
 def _family_of(catalogue: Catalogue, id_: str) -> str | None:
     entry = catalogue.get(id_) if id_ != REF else None
     return entry.family if entry is not None else None
@@ -229,7 +234,10 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
         ),
         swap=bool(found) and bool(SWAP.search(text)),
         quotes=tuple((hit.id, sentence_of(text, hit.start).strip()) for hit in found),
-        uses=tuple((h.id, u) for h, u in uses(text, [h for h in found if h.id in named]).items()),
+        uses=tuple(
+            (h.id, u)
+            for h, u in uses(text, [h for h in found if h.id in named], senders(catalogue)).items()
+        ),
         offsets=tuple((id_, next((h.start for h in found if h.id == id_), 0)) for id_ in order),
     )
 

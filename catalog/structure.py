@@ -508,6 +508,7 @@ ARRIVING = {"come", "arrive", "land", "appear", "drop", "hit", "fail", "close", 
 ARRIVING |= {"receive", "get", "submit", "create", "add", "upload", "post", "push", "merge"}
 EVENT_MARKS = CONDITION_MARKS | {"every", "each", "as"}
 EACH = {"every", "each", "any", "the"}
+SENDING = {"send", "email", "mail", "text", "message", "notify", "alert", "ping", "reply", "dm"}
 # Verbs of taking data out of an app, and of putting it in.
 READING = {"read", "pull", "grab", "fetch", "check", "watch", "monitor", "scan", "look"}
 READING |= {"export", "query", "sync", "collect", "take", "download", "poll", "search", "list"}
@@ -518,18 +519,25 @@ WRITING |= {"forward", "alert", "tell", "open", "raise", "make", "drop", "update
 WRITING |= {"insert", "mirror", "attach", "assign", "reply", "announce", "dm", "remind"}
 
 
-def uses(text: str, hits: Iterable[Hit]) -> dict[Hit, Use]:
+def uses(text: str, hits: Iterable[Hit], senders: frozenset[str] = frozenset()) -> dict[Hit, Use]:
     """How each hit's app is used where the sentence makes it clear: an event that starts
     the workflow ("when a Stripe payment fails"), a source it reads ("pull the rows from the
     sheet") or a destination it writes to ("post it in Slack")."""
-    return {hit: use for hit, token in references(text, hits) if (use := use_of(token))}
+    return {
+        hit: use
+        for hit, token in references(text, hits)
+        if (use := use_of(token, hit.id in senders))
+    }
 
 
-def use_of(token: Token) -> Use | None:
-    """The use the structure around one reference shows, if any."""
+def use_of(token: Token, sends: bool = False) -> Use | None:
+    """The use the structure around one reference shows, if any; `sends` for an app that
+    sends messages, which a sending verb sends "from" ("email the director from our Gmail")."""
     verb = governor(token)
     chain = path(token, verb)
     preps = {t.lower_ for t in chain if t.dep_ == "prep"}
+    if sends and "from" in preps and verb.lemma_ in SENDING:
+        return "destination"
     if _event(token, verb, chain) or _arrives(verb) or _others_put_it_there(token, verb):
         return "event"
     if _someone_else(verb):

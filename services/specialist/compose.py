@@ -12,13 +12,13 @@ from itertools import pairwise
 from typing import Any
 
 from catalog import Catalogue, find_mentions
+from catalog.flow import READ_ACTIONS
 from catalog.operations import operations_for
 from services.specialist import values
 from services.specialist.conditions import Condition, stated_conditions
 from state.plan import PlanLog
 
 FORMAT = "planwire.workflow/v2"
-READ_ACTIONS = ("read", "list", "query", "get", "search", "fetch")
 SCHEDULER = "scheduler"
 MAX_TITLE_CHARS = 120
 
@@ -77,7 +77,7 @@ def compose(
     ]
     for later in nodes[1:]:  # only the first node starts the run; a later event is read
         later["role"] = "source" if later["role"] == "trigger" else later["role"]
-    nodes = with_conditions(nodes, stated_conditions(words), catalogue)
+    nodes, gates = with_conditions(nodes, stated_conditions(words), catalogue)
     return {
         "format": FORMAT,
         "workflow_id": workflow_id_for(plan.plan_id),
@@ -87,7 +87,7 @@ def compose(
         "trigger": trigger_of(nodes),
         "schedule": schedule_of(configs),
         "nodes": nodes,
-        "edges": [{"from": a["id"], "to": b["id"]} for a, b in pairwise(nodes)],
+        "edges": [{"from": a, "to": b} for a, b in edges_of(nodes, gates)],
         "created_at": plan.created_at,
     }
 
@@ -147,23 +147,65 @@ def trigger_of(nodes: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+Gates = dict[str, list[str]]  # a condition's id -> the steps only it leads to
+
+
 def with_conditions(
     nodes: list[dict[str, Any]], conditions: list[Condition], catalogue: Catalogue
-) -> list[dict[str, Any]]:
-    """Each condition as a filter node right after the step whose output it tests: the app
-    its sentence names (not a destination), the sentiment step for a mood, else the start."""
-    placed = list(nodes)
+) -> tuple[list[dict[str, Any]], Gates]:
+    """Each condition as a filter node. One whose sentence names where results go ("if it's
+    over 85% also email the director") is a branch: it gates those steps only, and the
+    others still run. Any other filters the flow right after the step whose output it
+    tests: the app its sentence names, the sentiment step for a mood, else the start."""
+    placed, gates = list(nodes), Gates()
     for number, condition in enumerate(conditions, start=1):
-        node = {
-            "id": f"condition-{number}",
+        name = f"condition-{number}"
+        node: dict[str, Any] = {
+            "id": name,
             "app": None,
             "kind": "condition",
             "role": "condition",
             "operation": "filter",
             "config": condition.config(),
         }
-        placed.insert(_after(placed, condition, catalogue) + 1, node)
-    return placed
+        gated = _gated(placed, condition, catalogue, gates)
+        if gated:
+            placed.insert(min(i for i, n in enumerate(placed) if n["id"] in gated), node)
+            gates[name] = gated
+        else:
+            placed.insert(_after(placed, condition, catalogue) + 1, node)
+    return placed, gates
+
+
+def _gated(
+    nodes: list[dict[str, Any]], condition: Condition, catalogue: Catalogue, gates: Gates
+) -> list[str]:
+    """The destinations the condition's sentence names (none already behind a condition),
+    when others run without it."""
+    named = set(find_mentions(condition.quote, catalogue))
+    taken = {a for steps in gates.values() for a in steps}
+    actions = [n["id"] for n in nodes if n["role"] == "action" and n["id"] not in taken]
+    gated = [a for a in actions if a in named]
+    # With every destination behind it, the condition filters the whole run instead.
+    return gated if len(gated) < len(actions) else []
+
+
+def edges_of(nodes: list[dict[str, Any]], gates: Gates) -> list[tuple[str, str]]:
+    """Data flow: the steps in order, except that each gated step hangs off its condition,
+    which takes the data from the last step before it that is not a destination."""
+    aside = set(gates) | {a for steps in gates.values() for a in steps}
+    ids = [n["id"] for n in nodes]
+    edges = list(pairwise([i for i in ids if i not in aside]))
+    for condition, steps in gates.items():
+        before = nodes[: ids.index(condition)]
+        hubs = [n["id"] for n in before if n["id"] not in aside and n["role"] != "action"]
+        hub = (
+            hubs[-1]
+            if hubs
+            else next((n["id"] for n in reversed(before) if n["id"] not in aside), None)
+        )
+        edges += ([(hub, condition)] if hub else []) + [(condition, step) for step in steps]
+    return edges
 
 
 def _after(nodes: list[dict[str, Any]], condition: Condition, catalogue: Catalogue) -> int:

@@ -254,3 +254,30 @@ def test_runners_come_from_the_command_line():
         select_runners(["nosuch"], ids)
     with pytest.raises(SystemExit):
         select_runners([], ids)
+
+
+def test_a_condition_said_of_one_destination_gates_only_that_one():
+    # "post the figure every week; if it's over 85% also email the director": Slack always
+    # gets it, the e-mail only past the threshold.
+    steps = [
+        ("scheduler", "schedule"),
+        ("mysql", "select_rows"),
+        ("calculator", "calculate"),
+        ("slack", "post_message"),
+        ("gmail", "send_email"),
+    ]
+    nodes = [op_node(k, app, op) for app, op in steps for k in ("specialist", "config")]
+    configs = {
+        "scheduler": {"cron": "0 7 * * 1"},
+        "mysql": {"table": "locations"},
+        "calculator": {"expression": "used / total * 100", "output_field": "utilization"},
+        "slack": CONFIGS["slack"],
+        "gmail": {"to": "ops@example.com", "subject": "Racks", "body": "{utilization}"},
+    }
+    words = "Post the utilization in Slack each week. If it is over 85% also email the director from Gmail."
+    doc = compose.compose(PlanLog("p", nodes, "", "", {}), "s", configs, CATALOGUE, "", None, words)
+    edges = {(e["from"], e["to"]) for e in doc["edges"]}
+    assert ("calculator", "slack") in edges
+    assert {("calculator", "condition-1"), ("condition-1", "gmail")} <= edges
+    assert not any(b == "gmail" and a != "condition-1" for a, b in edges)
+    assert not any(a == "condition-1" and b == "slack" for a, b in edges)

@@ -119,6 +119,8 @@ def test_a_name_inside_an_address_or_a_things_quoted_name_is_data(text, item):
         ("Please make a new card per lead in Trello.", "trello", "destination"),
         ("She still reads that Notion page every week.", "notion", None),
         ("The whole school is on Microsoft Teams, by the way.", "microsoft_teams", None),
+        ("If it fails, email the owner from our Gmail account.", "gmail", "destination"),
+        ("Forward the receipts from Gmail to the bookkeeper.", "gmail", "source"),
     ],
 )
 def test_how_a_sentence_uses_an_app_event_source_or_destination(text, item, use):
