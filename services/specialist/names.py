@@ -16,6 +16,7 @@ from typing import NamedTuple
 # Container noun -> the config properties its name may fill, closest first.
 NOUNS: dict[str, tuple[str, ...]] = {
     "spreadsheet": ("spreadsheet", "sheet"),
+    "file": ("spreadsheet", "path"),
     "sheet": ("spreadsheet", "sheet"),
     "tab": ("sheet", "spreadsheet"),
     "worksheet": ("sheet", "spreadsheet"),
@@ -75,7 +76,7 @@ FORMS = (
     re.compile(rf"\b({NOUN})\b[,:]?[ \t]+{IDENT}(?![\w/])"),
     # "label it High", "tag them 'vip'".
     re.compile(
-        rf"\b((?i:label|tag))[ \t]+(?:it|them|each[ \t]+one)[ \t]+(?:as[ \t]+)?(?:{QUOTED}|{TITLE})"
+        rf"\b((?i:label|tag))(?i:s|l?ed|ged)?[ \t]+(?:it|them|each[ \t]+one)[ \t]+(?:as[ \t]+)?(?:{QUOTED}|{TITLE})"
     ),
 )
 # "table Guests", "channel Shift Handover": the noun lower case, the name in Title Case.
@@ -85,6 +86,13 @@ TITLE_THEN_NOUN = re.compile(
     r"\b(?i:the|our|my|your|their|its|a|an|this|that|in|to|into|on)[ \t]+"
     rf"(?:{TITLE}|([a-z0-9]+(?:[_.-][a-z0-9]+)+))[ \t]+({NOUN})\b"
 )
+# "the users table", "table shipments": a table is named by one lower-case word too.
+TABLE_WORD = re.compile(
+    r"(?:\b(?i:the|our|my|a|its|their)|,)[ \t]+([a-z][a-z0-9_]*)[ \t]+(table)\b"
+    r"|\b(table)[ \t]+([a-z][a-z0-9_]*)(?=[ \t]*(?:[,;:!?)]|\.(?!\w)|$|\n|[ \t]+with\b))"
+)
+# "into /fieldwork/scans": a path says it is a folder without a noun.
+PATH = re.compile(r"(?<![\w/:.])(/[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+/?)(?![\w/])")
 NOT_NAMES = re.compile(
     r"^(?:I|(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june"
     r"|july|august|september|october|november|december|new|next|same|main|other)$",
@@ -118,6 +126,14 @@ def names(text: str) -> list[Name]:
             found.append(Name(m.start(), m.end(), targets_of(noun), name.strip(), at))
     for m in NOUN_THEN_TITLE.finditer(text):
         found.append(Name(m.start(), m.end(), targets_of(m[1]), m[2], m.start(2)))
+    for m in TABLE_WORD.finditer(text):
+        name, at = (m[1], m.start(1)) if m[1] else (m[4], m.start(4))
+        if not re.fullmatch(STOP, name) and name not in ("whole", "pivot", "same", "new"):
+            found.append(Name(m.start(), m.end(), NOUNS["table"], name, at))
+    found += [
+        Name(m.start(1), m.end(1), NOUNS["folder"], m[1].rstrip("."), m.start(1))
+        for m in PATH.finditer(text)
+    ]
     for m in TITLE_THEN_NOUN.finditer(text):
         name, at = (m[1], m.start(1)) if m[1] else (m[2], m.start(2))
         found.append(Name(m.start(1 if m[1] else 2), m.end(), targets_of(m[3]), name, at))

@@ -51,6 +51,11 @@ PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
 FACTOR = re.compile(r"(?:(\d+(?:\.\d+)?)\s*[x×](?!\w)|(?:times|[x×])\s+(\d+(?:\.\d+)?)\b)")
 MINUS = re.compile(r"\b(?:discount|off|minus|less|deduct\w*|reduc\w*)\b", re.IGNORECASE)
 PLUS = re.compile(r"\b(?:vat|tax|margin|mark-?up|on\s+top|plus|add\w*|surcharge|fee)\b", re.I)
+# A value right after a negation or a replacement is the one the user does not want.
+TURNED_DOWN = re.compile(
+    r"(?<!\w)(?:not|no|never|instead\s+of|rather\s+than)\s+(?:(?:the|in|to|into|on|at|our|my)\s+)?\Z",
+    re.IGNORECASE,
+)
 EMAIL_TARGETS = ("to", "email", "cc", "query", "filter")
 PARTIAL_EMAIL_TARGETS = ("query", "filter")
 
@@ -157,8 +162,17 @@ def stated_value(
     has `properties`), best first: its own sentences', then unclaimed ones, by rank."""
     found = []
     # The arithmetic needs the calculator's references: read only for its expression.
-    for c in (*candidates(text), *(_arithmetic(text) if name == "expression" else ())):
-        if next((t for t in c.targets if t in properties), None) != name:
+    every = (*candidates(text), *(_arithmetic(text) if name == "expression" else ()))
+    # "sorry, not #reviews, use #cx-alerts": a value the user turned down, wherever said.
+    # ("not in English" is a condition on the text, not a language turned down.)
+    refused = {
+        c.value
+        for c in every
+        if TURNED_DOWN.search(text, max(0, c.start - 24), c.start)
+        and not {"language", "target_language", "source_language"} & set(c.targets)
+    }
+    for c in every:
+        if next((t for t in c.targets if t in properties), None) != name or c.value in refused:
             continue
         who = owners.owner(text, (c.start, c.end), frozenset(c.targets), apps, _own(c))
         if who in (app_id, None):

@@ -76,6 +76,11 @@ def test_a_value_said_for_an_app_left_out_of_the_plan_can_serve_the_one_that_is_
         ("dropbox", "new_file", "Scans land in a Dropbox folder, /Depot/Scans.", {"folder": "/Depot/Scans"}),
         ("google_sheets", "append_row", "Append to the 'Q3 Stock' spreadsheet, tab 'Returns'.", {"spreadsheet": "Q3 Stock", "sheet": "Returns"}),
         ("gmail", "add_label", "Then label it Follow Up in Gmail.", {"label": "Follow Up"}),
+        ("gmail", "new_email", "A Gmail filter labels them Vendor Bills already.", {"label": "Vendor Bills"}),
+        ("mysql", "select_rows", "It's all in MySQL, the bookings table, one row per stay.", {"table": "bookings"}),
+        ("postgres", "select_rows", "Read Postgres, table invoices, every night.", {"table": "invoices"}),
+        ("google_sheets", "append_row", "Log it in the Google Sheets file Harvest Log 2026.", {"spreadsheet": "Harvest Log 2026"}),
+        ("dropbox", "new_file", "New scans arrive in Dropbox under /clinic/intake.", {"folder": "/clinic/intake"}),
     ],
 )  # fmt: skip
 def test_a_name_beside_a_container_noun_fills_that_nouns_property(app, operation, words, expected):
@@ -185,3 +190,8 @@ def test_every_operations_heuristic_config_is_valid_with_or_without_clues(app, o
     for words in ("", "Every Monday at 9am post the total to #finance in the 'Q1' sheet."):
         made = config(app, words, operation)
         assert set(schema.get("required", ())) <= set(made)
+
+
+def test_a_value_the_user_turned_down_is_not_used_even_where_it_was_said_first():
+    words = "Post it to #general on Slack. Sorry, not #general, that is too noisy: use #ops-alerts."
+    assert config("slack", words, "post_message")["channel"] == "#ops-alerts"
