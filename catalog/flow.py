@@ -68,6 +68,8 @@ def rank(item: str, catalogue: Catalogue, notes: Notes | None = None) -> tuple[i
         group = 0
     elif catalogue[item].kind == "tool":
         group = 2
+    elif catalogue[item].role in ("trigger", "source") and not catalogue[item].also_acts:
+        group = 1  # an app that can only be read (a feed) is read, wherever it was told
     elif ref is not None and ref.use is not None:
         group = USE_RANK[ref.use]
     elif ref is not None and notes is not None:

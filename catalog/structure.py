@@ -129,6 +129,7 @@ RESTRICTING = {
     "work",
     "back",
 }
+PEOPLE = {"leadership", "management", "everyone", "everybody", "board", "family", "class"}
 ANYONE = {"anyone", "anybody", "anything", "people", "customers", "someone"}
 NOTHING = {"nothing", "none", "nowhere", "nobody", "neither"}
 
@@ -536,13 +537,15 @@ def use_of(token: Token, sends: bool = False) -> Use | None:
     verb = governor(token)
     chain = path(token, verb)
     preps = {t.lower_ for t in chain if t.dep_ == "prep"}
-    if sends and "from" in preps and verb.lemma_ in SENDING:
+    if sends and "from" in preps and any(v.lemma_ in SENDING for v in (verb, *verb.ancestors)):
         return "destination"
     if _event(token, verb, chain) or _arrives(verb) or _others_put_it_there(token, verb):
         return "event"
     if _someone_else(verb):
         return None  # "she still checks that Notion board": what another person does there
     if preps & {"from", "out"} or verb.lemma_ in READING or _kept_there(verb, preps):
+        if _people_there(verb):
+            return None  # "leadership lives in Teams now": who works there, not what is kept
         return "source"
     if preps & {"to", "into", "onto"} or verb.lemma_ in WRITING:
         return "destination"
@@ -559,6 +562,17 @@ def _someone_else(verb: Token) -> bool:
     """The clause tells what another person does, not what the workflow should."""
     subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     return subject is not None and subject.lower_ in THIRD_PERSONS | {"they", "everyone"}
+
+
+def _people_there(verb: Token) -> bool:
+    """A verb of being somewhere whose subject is people ("we're all in Slack")."""
+    subject = next((c for c in verb.children if c.dep_.startswith("nsubj")), None)
+    return (
+        verb.lemma_ in KEPT
+        and not any(c.dep_ == "dobj" for c in verb.children)  # "we keep the rota in Notion"
+        and subject is not None
+        and (subject.tag_ == "PRP" or subject.lemma_.lower() in OWN_GROUPS | PEOPLE)
+    )
 
 
 def _arrives(verb: Token) -> bool:

@@ -63,8 +63,21 @@ def cron(text: str) -> str | None:
     days, times = max(read, key=lambda r: bool(r[0]) + bool(r[1]))
     if days and days.count(" ") == 4:
         return days  # "every 15 minutes": the period is the whole cron
+    times = _moved(text[spans[0][0] :].lower()) or times
     minute, hours = _time_fields(times or next((t for _, t in read if t), []), text.lower())
     return f"{minute} {hours} {days or '* * *'}"
+
+
+# "make it 9:15", "change it to 7am", "move that to 18:00": the time the run moves to.
+MOVED = re.compile(
+    r"\b(?:make|change|move|push|bump|switch|shift|set)\s+(?:it|that|this|the\s+time)\s+(?:to\s+)?"
+)
+
+
+def _moved(after: str) -> list[tuple[int, int]]:
+    """The time a later message moves the schedule to, if one does."""
+    moves = [m for m in MOVED.finditer(after) if _times(after[m.end() : m.end() + 12])]
+    return _times(after[moves[-1].end() : moves[-1].end() + 12])[:1] if moves else []
 
 
 def _read(sentence: str) -> tuple[str | None, list[tuple[int, int]]]:

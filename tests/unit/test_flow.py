@@ -86,3 +86,12 @@ def test_a_stated_condition_is_read_with_its_value(text, expected):
 )
 def test_times_definitions_and_recipients_are_no_condition(text):
     assert stated_conditions(text) == []
+
+
+def test_a_feed_is_read_even_when_told_after_the_work_on_it():
+    notes = notes_of(
+        "Every Monday at 9, a short digest of competitors' posts, please.",
+        "Their posts come from three RSS feeds; post the digest to Slack #intel.",
+    )
+    steps = ordered(notes, CATALOGUE)
+    assert steps.index("rss") < steps.index("text_summarizer") < steps.index("slack")

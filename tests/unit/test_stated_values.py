@@ -110,6 +110,12 @@ def test_a_product_name_or_a_day_beside_a_noun_is_not_a_name():
         ("The depot is open 7am to 4pm.\nEvery Sunday at 7pm send the totals.", "0 19 * * 0"),
         ("Every Friday at 2pm work out each driver's pay at the hourly rate.", "0 14 * * 5"),
         ("Loads arrive Monday to Wednesday.\nEvery day at 6am check them.", "0 6 * * *"),
+        (
+            "Every weekday at 8:30 post the list.\nHmm, make it 9:15, nobody is in at 8:30.",
+            "15 9 * * 1-5",
+        ),
+        ("Each Sunday at 6pm send it.\nActually change it to 7pm.", "0 19 * * 0"),
+        ("Every Monday at 7am post it, and make it short.", "0 7 * * 1"),
     ],
 )
 def test_a_stated_schedule_becomes_its_cron(words, cron):

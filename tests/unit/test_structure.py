@@ -121,6 +121,9 @@ def test_a_name_inside_an_address_or_a_things_quoted_name_is_data(text, item):
         ("The whole school is on Microsoft Teams, by the way.", "microsoft_teams", None),
         ("If it fails, email the owner from our Gmail account.", "gmail", "destination"),
         ("Forward the receipts from Gmail to the bookkeeper.", "gmail", "source"),
+        ("Then mail the totals to boss@firm.example from my Gmail.", "gmail", "destination"),
+        ("Management lives in Slack these days.", "slack", None),
+        ("We keep the rota in Notion.", "notion", "source"),
     ],
 )
 def test_how_a_sentence_uses_an_app_event_source_or_destination(text, item, use):
