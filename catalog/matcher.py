@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from catalog.choices import chosen_ids, chosen_over
 from catalog.dismissals import dismissed_indices
+from catalog.functions import conversion_hits, text_message_hits
 from catalog.guards import (
     allowed,
     covered,
@@ -42,6 +43,12 @@ FINDERS: dict[str, Callable[[str], list[Hit]]] = {
     "ocr": picture_text_hits,
     "sentiment": sentiment_scale_hits,
     "calculator": left_of_capacity_hits,
+}
+# References the sentence's parse finds (catalog/functions.py): the parse has already
+# decided the word's sense, so no phrase guard second-guesses them.
+PARSED: dict[str, Callable[[str], list[Hit]]] = {
+    "calculator": conversion_hits,
+    "twilio_sms": text_message_hits,
 }
 
 
@@ -124,7 +131,10 @@ def hits(text: str, catalogue: Catalogue) -> list[Hit]:
     ] + typo_hits(text, catalogue)
     for id_, finder in FINDERS.items():
         found += finder(text) if catalogue.get(id_) is not None else []
-    named = without_overlaps([hit for hit in found if allowed(text, hit)])
+    found = [hit for hit in found if allowed(text, hit)]
+    for id_, finder in PARSED.items():
+        found += finder(text) if catalogue.get(id_) is not None else []
+    named = without_overlaps(found)
     paraphrased = without_overlaps(
         [hit for hit in phrase_hits(text, catalogue) if allowed(text, hit)]
     )

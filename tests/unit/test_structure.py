@@ -128,3 +128,29 @@ def test_a_name_inside_an_address_or_a_things_quoted_name_is_data(text, item):
 )
 def test_how_a_sentence_uses_an_app_event_source_or_destination(text, item, use):
     assert detect(text, CATALOGUE).use(item) == use
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("When the alarm trips, the manager should get a text straight away.", "twilio_sms"),
+        ("Let the driver know by text when the parcel is ready.", "twilio_sms"),
+        ("Convert each price to euros before it goes in the sheet.", "calculator"),
+        ("Please convert the weights into kg for the report.", "calculator"),
+    ],
+)
+def test_a_function_asked_for_in_other_words_is_read_from_the_sentence(text, item):
+    mentioned, _removed, _past = reading(text)
+    assert item in mentioned
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("Copy the text of each review into the sheet.", "twilio_sms"),
+        ("Convert the Word file to a PDF and save it in Drive.", "calculator"),
+    ],
+)
+def test_the_same_words_in_another_sense_refer_to_nothing(text, item):
+    mentioned, removed, past = reading(text)
+    assert item not in mentioned | removed | past

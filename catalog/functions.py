@@ -1,0 +1,77 @@
+"""References by what a sentence asks done, read from its parse rather than its phrasing.
+
+"get a text right away", "shoot him a quick text", "by text" mean a text message whatever
+words stand around them; "convert the amount to USD", "convert it into pounds" mean a
+calculation. The parse says the word's part in the sentence (a text *sent*, not "the text
+of the review"; an amount *converted to* a currency, not a file converted to PDF), so one
+rule covers the ways of saying it. Only sentences holding one of the words are parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from catalog.phrases import Hit
+from catalog.structure import SENTENCE, parse
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+SMS_WORDS = re.compile(r"\b(?:texts?|txts?)\b", re.IGNORECASE)
+# Verbs a message is sent or received by.
+CARRYING = {"send", "get", "receive", "shoot", "fire", "drop", "want", "give", "ping", "need"}
+CONVERT = re.compile(r"\bconvert", re.IGNORECASE)
+# What a number is converted into: money and units of measure.
+MONEY = {"usd", "eur", "gbp", "chf", "jpy", "cad", "aud", "inr", "pln", "sek", "nok", "dkk"}
+MONEY |= {"dollar", "euro", "pound", "yen", "franc", "rupee", "zloty", "krone", "currency"}
+UNITS = {"kg", "kilo", "kilogram", "gram", "lb", "ounce", "mile", "km", "kilometre", "meter"}
+UNITS |= {"celsius", "fahrenheit", "litre", "liter", "gallon", "hour", "minute", "metre"}
+
+
+def _sentences(text: str, words: re.Pattern[str]) -> Iterator[tuple[int, str]]:
+    for found in SENTENCE.finditer(text):
+        if words.search(found.group()):
+            yield found.start(), found.group().rstrip()
+
+
+def text_message_hits(text: str) -> list[Hit]:
+    """A text as a message sent or received ("get a text", "by text"), not a text's words."""
+    hits = []
+    for start, sentence in _sentences(text, SMS_WORDS):
+        for token in parse(sentence):
+            if token.lower_ in ("text", "texts", "txt", "txts") and _a_message(token):
+                hits.append(Hit(start + token.idx, start + token.idx + len(token), "twilio_sms"))
+    return hits
+
+
+def _a_message(token: Token) -> bool:
+    if token.pos_ != "NOUN" or any(c.dep_ == "prep" and c.lower_ == "of" for c in token.children):
+        return False  # "the text of the review"
+    head = token.head
+    if token.dep_ == "pobj" and head.lower_ in ("by", "via", "over"):
+        return True  # "let me know by text"
+    article = any(c.lower_ in ("a", "an", "another") for c in token.children)
+    return token.dep_ in ("dobj", "npadvmod") and head.lemma_ in CARRYING and article
+
+
+def conversion_hits(text: str) -> list[Hit]:
+    """A number converted into money or a unit ("convert the amount to USD")."""
+    hits = []
+    for start, sentence in _sentences(text, CONVERT):
+        for token in parse(sentence):
+            if token.lemma_ == "convert" and _into_measure(token):
+                hits.append(Hit(start + token.idx, start + token.idx + len(token), "calculator"))
+    return hits
+
+
+def _into_measure(verb: Token) -> bool:
+    targets = [
+        g
+        for c in verb.children
+        if c.dep_ in ("prep", "dative") and c.lower_ in ("to", "into", "in")
+        for g in c.children
+        if g.dep_ == "pobj"
+    ]
+    return any(t.lemma_.lower() in MONEY | UNITS or t.lower_ in MONEY for t in targets)
