@@ -46,6 +46,17 @@ def text_message_hits(text: str) -> list[Hit]:
     return hits
 
 
+def text_verb_hits(text: str) -> list[Hit]:
+    """ "text" as the verb of sending one ("text it to my phone"); who texts whom, and
+    whether it is restricted, the SMS guard reads (catalog/guards.py)."""
+    hits = []
+    for start, sentence in _sentences(text, SMS_WORDS):
+        for token in parse(sentence):
+            if token.pos_ == "VERB" and token.lemma_ in ("text", "txt"):
+                hits.append(Hit(start + token.idx, start + token.idx + len(token), "twilio_sms"))
+    return hits
+
+
 def _a_message(token: Token) -> bool:
     if token.pos_ != "NOUN" or any(c.dep_ == "prep" and c.lower_ == "of" for c in token.children):
         return False  # "the text of the review"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from catalog.choices import chosen_ids, chosen_over
 from catalog.dismissals import dismissed_indices
-from catalog.functions import conversion_hits, text_message_hits
+from catalog.functions import conversion_hits, text_message_hits, text_verb_hits
 from catalog.guards import (
     allowed,
     covered,
@@ -136,7 +136,8 @@ def hits(text: str, catalogue: Catalogue) -> list[Hit]:
         found += finder(text) if catalogue.get(id_) is not None else []
     named = without_overlaps(found)
     paraphrased = without_overlaps(
-        [hit for hit in phrase_hits(text, catalogue) if allowed(text, hit)]
+        # "text it to my phone": the verb counts where no phrase says more ("text anyone").
+        [hit for hit in phrase_hits(text, catalogue) + text_verb_hits(text) if allowed(text, hit)]
     )
     free = [
         hit

@@ -201,7 +201,18 @@ def swapped_out(noted: set[str], match: MatchResult, catalogue: Catalogue) -> se
     others = noted - {entry.id}
     entries = {i: e for i in others if (e := catalogue.get(i)) is not None}
     family = {i for i, e in entries.items() if entry.family and e.family == entry.family}
+    if not family:
+        # "a text message gets cut off at that length, email it to me instead": one way of
+        # telling someone stands in for another when the message names the one it replaces.
+        named = set(match.mentioned) | set(match.past)
+        family = {
+            i for i, e in entries.items() if i in named and {e.family, entry.family} <= CHANNELS
+        }
     return family if len(family) == 1 else set()
+
+
+# Families of the ways a workflow tells someone something: one may replace another.
+CHANNELS = {"email", "messaging"}
 
 
 def not_chosen(noted: set[str], match: MatchResult, catalogue: Catalogue) -> set[str]:

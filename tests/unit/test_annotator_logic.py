@@ -507,3 +507,15 @@ def test_a_correction_after_a_dash_takes_back_the_one_item_before():
         ["Zendesk tickets come in.", "Post each one to Slack.", "Wait no - post them to MS Teams."]
     )
     assert items(notes) == {"zendesk", "microsoft_teams"}
+
+
+def test_one_way_of_telling_someone_replaces_another_when_the_message_names_it():
+    notes = play(
+        [
+            "Each Friday sum up the week's bookings from Airtable.",
+            "Text it to my phone.",
+            "Hmm, a text message is too short for that. Email it to me instead, we use Outlook.",
+        ]
+    )
+    assert "outlook" in items(notes) and "twilio_sms" not in items(notes)
+    assert "airtable" in items(notes)

@@ -135,6 +135,7 @@ def test_how_a_sentence_uses_an_app_event_source_or_destination(text, item, use)
     [
         ("When the alarm trips, the manager should get a text straight away.", "twilio_sms"),
         ("Let the driver know by text when the parcel is ready.", "twilio_sms"),
+        ("Text it to my phone when the oven is done.", "twilio_sms"),
         ("Convert each price to euros before it goes in the sheet.", "calculator"),
         ("Please convert the weights into kg for the report.", "calculator"),
     ],
