@@ -31,7 +31,7 @@ from catalog.phrases import REF, Hit, alias_hits, without_overlaps
 from catalog.removals import historical_indices, removed_indices
 from catalog.retractions import corrects_previous, persisting, rejected_indices
 from catalog.schedule import schedule_hits
-from catalog.structure import data_roles, roles, uses
+from catalog.structure import data_roles, descriptions, roles, uses
 from catalog.typos import typo_hits
 
 # Items whose references are patterns rather than fixed phrases; used only when the
@@ -204,6 +204,7 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     # rules read.
     plain = [h for h in found if h not in gone | then | taken_back and h.id != "scheduler"]
     read = roles(text, plain)
+    then |= descriptions(text, [h for h in found if h.id == "scheduler" and h not in gone])
     gone |= {hit for hit, role in read.items() if role == "turned_down"}
     then |= {hit for hit, role in read.items() if role == "context"}
     data = data_roles(text, [h for h in found if h in gone and h not in taken_back])

@@ -160,6 +160,11 @@ def data_roles(text: str, hits: Iterable[Hit]) -> set[Hit]:
     return {hit for hit, token in references(text, hits) if data_only(token)}
 
 
+def descriptions(text: str, hits: Iterable[Hit]) -> set[Hit]:
+    """The time hits that describe how things are rather than when to run."""
+    return {hit for hit, token in references(text, hits) if described(token)}
+
+
 def roles(text: str, hits: Iterable[Hit]) -> dict[Hit, Role]:
     """The structural verdict for each hit that has a clear one; the rest are left out."""
     return {hit: role for hit, token in references(text, hits) if (role := role_of(token))}
@@ -397,7 +402,9 @@ def others(token: Token, verb: Token) -> bool:
     if any(c.dep_ == "aux" and c.tag_ == "MD" for c in verb.children):
         return False
     if _outsider(subject) and verb.lemma_ not in WANTING:
-        return third_person(subject)  # "a competitor of ours sends WhatsApp reminders"
+        # "a competitor of ours sends WhatsApp reminders"; but "a friend sends photos to my
+        # WhatsApp" is the user's own app receiving them.
+        return third_person(subject) and not _ours(token)
     return verb.lemma_ in USING and third_person(subject)
 
 
@@ -407,6 +414,25 @@ def _outsider(subject: Token) -> bool:
         c.lemma_.lower() for c in subject.children if c.dep_ in ("amod", "compound")
     }
     return bool(kinds & OUTSIDERS)
+
+
+def _ours(token: Token) -> bool:
+    """The reference (or the noun it names) belongs to the user: "my WhatsApp", "our Slack
+    channel"."""
+    nouns = [token, token.head] if token.dep_ == "compound" else [token]
+    return any(c.dep_ == "poss" and c.lower_ in OWN for n in nouns for c in n.children)
+
+
+def described(token: Token) -> bool:
+    """A time that tells how something is, not when to run: "tax season is a nightmare every
+    year" (the verb 'be' with a noun said of a subject that is not the workflow)."""
+    verb = token.head
+    if token.dep_ != "npadvmod" or verb.lemma_ != "be":
+        return False  # the time must be a phrase said of the whole 'is' clause
+    subject = next((c for c in verb.children if c.dep_.startswith("nsubj")), None)
+    attribute = any(c.dep_ == "attr" and c.pos_ == "NOUN" for c in verb.children)
+    workflow = subject is not None and subject.lower_ in ("it", "this", "that", "workflow")
+    return verb.lemma_ == "be" and attribute and subject is not None and not workflow
 
 
 def belongs_elsewhere(token: Token, verb: Token) -> bool:

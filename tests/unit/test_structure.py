@@ -47,6 +47,7 @@ def test_a_negation_or_an_option_passed_over_turns_the_app_down(text, item):
         ("Keep it in the sheet; I really don't want it writing Airtable records.", "airtable"),
         ("We came over from Dropbox two years ago; files live in Google Drive.", "dropbox"),
         ("A rival bakery sends its menu out through Discord; I want Telegram.", "discord"),
+        ("Inventory week is chaos every quarter, so keep it simple in Airtable.", "scheduler"),
     ],
 )
 def test_history_other_peoples_tools_data_and_asides_are_context(text, item):
@@ -67,6 +68,8 @@ def test_history_other_peoples_tools_data_and_asides_are_context(text, item):
         ("Put the rows in the sheet, not in Notion, and post a Slack message.", "slack"),
         ("Posting to Slack should be the last step.", "slack"),  # last = final, not former
         ("My friend can't read email, so text him via Twilio.", "twilio_sms"),
+        ("My cousin sends order photos to my WhatsApp; forward them to Airtable.", "whatsapp"),
+        ("It should run every day at 7 and post to Slack.", "scheduler"),
     ],
 )
 def test_near_misses_stay_wanted(text, item):
