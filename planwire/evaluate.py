@@ -62,6 +62,16 @@ class CaseResult:
     plan: list[str] = field(default_factory=list)
     error: str | None = None
     workflow: dict[str, Any] | None = None  # the saved document, as the gateway serves it
+    confirmation: str = ""  # the summary the user was asked to confirm
+    unconfirmed: list[str] = field(default_factory=list)  # stated values it does not show
+
+
+def unconfirmed(case: Case, confirmation: str) -> list[str]:
+    """The case's stated values (FORMAT.md v2 `values`) that the confirmation does not show:
+    a person checking it could not see them."""
+    shown = confirmation.lower()
+    said = dict.fromkeys(v for texts in case.values.values() for v in texts)
+    return [v for v in said if v.lower() not in shown]
 
 
 def case_files(paths: list[Path]) -> list[Path]:
@@ -115,6 +125,8 @@ async def run_case(case: Case, gateway_url: str, timeout_s: float) -> CaseResult
     try:
         async with SessionClient(gateway_url, timeout_s=timeout_s) as session:
             result.turns = await converse(session, case)
+            result.confirmation = confirmation_of(session)
+            result.unconfirmed = unconfirmed(case, result.confirmation)
             final = await session.wait_for(lambda e: e.type in FINAL_EVENTS)
             state = await session.state()
             if final.type == "workflow_completed":
@@ -138,6 +150,16 @@ async def run_case(case: Case, gateway_url: str, timeout_s: float) -> CaseResult
         result.error = f"{type(exc).__name__}: {exc}"
     result.seconds = round(time.monotonic() - started, 2)
     return result
+
+
+def confirmation_of(session: SessionClient) -> str:
+    """The last reply that asked the user to confirm the workflow."""
+    asked = [
+        e.data.get("text", "")
+        for e in session.seen
+        if e.type == "reply" and e.data.get("kind") == "confirmation"
+    ]
+    return str(asked[-1]) if asked else ""
 
 
 async def converse(session: SessionClient, case: Case) -> int:
@@ -180,6 +202,11 @@ def summarize(results: list[CaseResult], cases: list[Case], model: str) -> dict[
         # The cases that make shape checks, and how many of those passed outright.
         "shape_cases": len(shaped),
         "shape_cases_passed": sum(r.passed for r in shaped),
+        # Stated values a person could check in the confirmation, over the cases that state any.
+        "values_stated": sum(len({v for t in c.values.values() for v in t}) for c in cases),
+        "values_unconfirmed": sum(
+            len(unconfirmed(c, r.confirmation)) for c, r in zip(cases, results, strict=False)
+        ),
         "prompt_tokens": sum(r.prompt_tokens for r in results),
         "completion_tokens": sum(r.completion_tokens for r in results),
         "model": model,
@@ -208,9 +235,12 @@ def shape_line(summary: dict[str, Any]) -> str:
     """The line before the last: shape checks passed, and the cases with shape checks that
     passed outright (apps and shape), so a pass rate of each can be read."""
     checks = summary["shape_checks"]
+    stated = summary.get("values_stated", 0)
+    shown = stated - summary.get("values_unconfirmed", 0)
     return (
         f"shape checks: {checks - summary['shape']}/{checks} passed; "
-        f"cases fully right: {summary['shape_cases_passed']}/{summary['shape_cases']}"
+        f"cases fully right: {summary['shape_cases_passed']}/{summary['shape_cases']}; "
+        f"stated values in the confirmation: {shown}/{stated}"
     )
 
 

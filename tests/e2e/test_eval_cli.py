@@ -18,7 +18,10 @@ ROOT = Path(__file__).resolve().parents[2]
 LAST_LINE = re.compile(
     r"^eval: (\d+)/(\d+) passed, recall (\d\.\d\d), precision (\d\.\d\d), forbidden (\d+), extra (\d+), shape (\d+), prompt_tokens (\d+)$"
 )
-SHAPE_LINE = re.compile(r"^shape checks: (\d+)/(\d+) passed; cases fully right: (\d+)/(\d+)$")
+SHAPE_LINE = re.compile(
+    r"^shape checks: (\d+)/(\d+) passed; cases fully right: (\d+)/(\d+); "
+    r"stated values in the confirmation: (\d+)/(\d+)$"
+)
 # Slack stays in the conversation, so a plan that honours the notes must contain it: the
 # case forbids it on purpose, and the eval must say so and fail.
 CONTRADICTED = {
@@ -136,10 +139,13 @@ def test_eval_fails_a_case_on_the_shape_of_the_saved_workflow(stack, tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     errors = ["trigger is stripe, expected slack", "slack config lacks '#refunds'"]
     assert lines[0].startswith("FAIL wrong-shape") and f"shape={errors}" in lines[0]
-    assert SHAPE_LINE.match(lines[-2]).groups() == ("2", "4", "0", "1")
+    assert SHAPE_LINE.match(lines[-2]).groups()[:4] == ("2", "4", "0", "1")
+    # The confirmation the user saw and the stated values it did not show are in the report.
     assert LAST_LINE.match(lines[-1]).groups()[:7] == ("0", "1", "1.00", "1.00", "0", "0", "2")
     case = json.loads(report.read_text())["cases"][0]
     assert case["shape"] == errors and case["workflow"]["trigger"]["node"] is not None
+    assert "Shall I build it?" in case["confirmation"]
+    assert set(case["unconfirmed"]) <= {"#payments", "#refunds"}
 
 
 # "over teams" is ambiguous to the rules ("teams" needs product context); a model may settle

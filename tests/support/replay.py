@@ -159,6 +159,9 @@ def scored(raw: dict[str, Any], catalogue: Catalogue) -> CaseResult:
     result = CaseResult(case.id, passed=False, plan=played.plan if built else [])
     result.missing, result.forbidden, result.extra = evaluate.score(case, result.plan)
     result.workflow, result.shape = played.workflow, evaluate.shape_errors(case, played.workflow)
+    asked = [text for kind, text in played.replies if kind == "confirmation"]
+    result.confirmation = asked[-1] if asked else ""
+    result.unconfirmed = evaluate.unconfirmed(case, result.confirmation)
     clean = not (result.missing or result.forbidden or result.extra or result.shape)
     result.passed = built and clean
     result.error = None if built else f"the session ended {played.phase}, no workflow"

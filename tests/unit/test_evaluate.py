@@ -15,6 +15,7 @@ from planwire.evaluate import (
     shape_errors,
     shape_line,
     summarize,
+    unconfirmed,
 )
 
 RAW = {
@@ -181,7 +182,9 @@ def test_a_shape_error_fails_the_case_and_shows_in_every_closing_line():
         "eval: 0/1 passed, recall 1.00, precision 1.00, forbidden 0, extra 0, shape 3, "
         "prompt_tokens 0"
     )
-    assert shape_line(summary) == "shape checks: 0/3 passed; cases fully right: 0/1"
+    assert shape_line(summary) == (
+        "shape checks: 0/3 passed; cases fully right: 0/1; stated values in the confirmation: 0/1"
+    )
     assert "shape=['trigger is shopify, expected gmail', 'no path gmail -> slack'" in case_line(
         result
     )
@@ -200,3 +203,12 @@ def test_the_report_carries_each_cases_workflow_and_shape_errors():
     assert report["cases"][0]["workflow"] == REVIEWS
     assert report["cases"][0]["shape"] == ["slack config lacks '#ops'"]
     assert report["summary"]["shape"] == 1 and report["summary"]["shape_checks"] == 2
+
+
+def test_the_report_lists_stated_values_the_confirmation_does_not_show():
+    case = shaped(values={"slack": ["#ops"], "*": ["urgent", "#ops"]})
+    shown = "Starts: Gmail (new email)\n1. Slack: post a message to #ops"
+    assert unconfirmed(case, shown) == ["urgent"]
+    result = CaseResult("digest", passed=True, confirmation=shown, plan=["gmail", "slack"])
+    summary = summarize([result], [case], "heuristic")
+    assert shape_line(summary).endswith("stated values in the confirmation: 1/2")
