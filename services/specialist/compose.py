@@ -14,8 +14,8 @@ from typing import Any
 from catalog import Catalogue, find_mentions
 from catalog.flow import READ_ACTIONS
 from catalog.operations import operations_for
+from catalog.values.conditions import Condition, stated_conditions
 from services.specialist import values
-from services.specialist.conditions import Condition, stated_conditions
 from state.plan import PlanLog
 
 FORMAT = "planwire.workflow/v2"

@@ -14,13 +14,13 @@ from typing import Any
 
 from catalog import CatalogueEntry
 from catalog.operations import load_operations
-from schemas.turn import ChatMessage
-from services.specialist import values
 
 # fits and value_from_text are read here by cite.py and the tests too.
-from services.specialist.fromwords import check_strings
-from services.specialist.fromwords import fits as fits
-from services.specialist.fromwords import value_from_text as value_from_text
+from catalog.values.fromwords import check_strings
+from catalog.values.fromwords import fits as fits
+from catalog.values.fromwords import value_from_text as value_from_text
+from schemas.turn import ChatMessage
+from services.specialist import values
 from shared.model.jsonschema_lite import SchemaViolation, validate
 
 # Defaults chosen to satisfy each catalogue pattern; they are placeholders the user can edit.

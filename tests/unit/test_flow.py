@@ -1,5 +1,5 @@
 """The workflow's shape from the notes (catalog/flow.py) and the conditions said in words
-(services/specialist/conditions.py): what starts it, the order, what each step does."""
+(catalog/values/conditions.py): what starts it, the order, what each step does."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pytest
 
 from catalog import load_catalogue
 from catalog.flow import operation_of, ordered, trigger_of
+from catalog.values.conditions import stated_conditions
 from schemas.turn import Notes
 from services.annotator.logic import ModelView, fold
-from services.specialist.conditions import stated_conditions
 
 CATALOGUE = load_catalogue()
 

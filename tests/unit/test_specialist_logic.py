@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from catalog import load_catalogue
+from catalog.values import crons
 from schemas.plan import PlanNode
 from schemas.turn import ChatMessage, Notes
 from services.planner.logic import Proposal, compile_plan
-from services.specialist import compose, context, crons, logic, summary
+from services.specialist import compose, context, logic, summary
 from services.specialist.runners import select_runners
 from shared.model.quoting import quoted_user_text
 from state.artifacts import Artifact

@@ -10,7 +10,8 @@ import pytest
 
 from catalog import load_catalogue
 from catalog.operations import load_operations
-from services.specialist import crons, logic
+from catalog.values import crons
+from services.specialist import logic
 
 CATALOGUE = load_catalogue()
 

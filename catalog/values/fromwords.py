@@ -11,7 +11,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from services.specialist import crons, extract, owners, stated
+from catalog.values import crons, extract, owners, stated
 from shared.model.jsonschema_lite import SchemaViolation, validate
 
 FIELD_LISTS = ("fields", "columns", "properties")

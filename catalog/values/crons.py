@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from catalog.schedule import EVENT, schedule_hits
-from services.specialist.owners import sentence_span
+from catalog.values.owners import sentence_span
 
 CRON_LITERAL = re.compile(r"(?<!\S)((?:[\d*/,-]+\s+){4}[\d*/,A-Za-z-]+)(?!\S)")
 DAYS = ("sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday")

@@ -14,8 +14,8 @@ from collections.abc import Collection
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from services.specialist import languages, owners
-from services.specialist.names import names
+from catalog.values import languages, owners
+from catalog.values.names import names
 
 
 class Candidate(NamedTuple):

@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from services.specialist.stated import Candidate
+    from catalog.values.stated import Candidate
 
 CODES = {
     "english": "en", "german": "de", "french": "fr", "spanish": "es", "italian": "it",
@@ -43,7 +43,7 @@ def code(name: str) -> str:
 
 def candidates(text: str) -> list[Candidate]:
     """Every language the text names, with the properties it can fill and how directly."""
-    from services.specialist.stated import Candidate
+    from catalog.values.stated import Candidate
 
     out, seen = [], set()
     for m in INTO.finditer(text):
