@@ -33,7 +33,9 @@ async def on_notes_updated(event: NotesUpdated, deps: Deps = Context()) -> None:
     """Ask the next question, or present the confirmation summary when notes are ready."""
     before = await deps.replied.before(event.session_id, event.notes)
     if event.ready_for_confirmation and await store.enter_confirming(deps.redis, event.session_id):
-        text = logic.confirmation_reply(event.notes, deps.catalogue, last_reply(event))
+        text = logic.confirmation_reply(
+            event.notes, deps.catalogue, last_reply(event), user_words(event)
+        )
         kind, phase = "confirmation", Phase.CONFIRMING
     else:
         text, kind, phase = await question(event, before, deps), "question", Phase.GATHERING
@@ -85,3 +87,11 @@ async def reply(cause: Event, deps: Deps, text: str, kind: str, phase: Phase) ->
     """Publish the reply the gateway streams to the user."""
     out = ReplyGenerated.caused_by(cause, text=text, reply_kind=kind, phase=phase)
     await deps.replies.publish(out, key=out.key())
+
+
+def user_words(event: NotesUpdated) -> str:
+    """What the user said in the kept context, this message last: where stated values are."""
+    said = [m.text for m in event.context.messages if m.role == "user"]
+    if not said or said[-1] != event.context.user_text:
+        said.append(event.context.user_text)
+    return "\n".join(said)

@@ -87,19 +87,27 @@ def acceptable_question(text: str, previous: str = "") -> bool:
     return 8 <= len(text) <= 300 and text.endswith("?") and not same_text(text, previous)
 
 
-def confirmation_reply(notes: Notes, catalogue: Catalogue, previous: str = "") -> str:
-    """The summary; said again unchanged, it first says so, so no reply repeats the last."""
-    summary = confirmation_summary(notes, catalogue)
+def confirmation_reply(
+    notes: Notes, catalogue: Catalogue, previous: str = "", words: str = ""
+) -> str:
+    """The summary; said again unchanged, it first says so, so no reply repeats the last.
+    `words`: what the user said, for the values each step shows."""
+    summary = confirmation_summary(notes, catalogue, words=words)
     return f"{UNCHANGED} {summary}" if same_text(summary, previous) else summary
 
 
 def next_reply(
-    notes: Notes, ready: bool, previous: str, catalogue: Catalogue, before: Notes | None = None
+    notes: Notes,
+    ready: bool,
+    previous: str,
+    catalogue: Catalogue,
+    before: Notes | None = None,
+    words: str = "",
 ) -> tuple[str, str]:
     """Code's reply when no model phrases it: (kind, text). `before`: the notes this
-    message changed, so the question first says what changed."""
+    message changed, so the question first says what changed; `words`: the user's."""
     if ready:
-        return "confirmation", confirmation_reply(notes, catalogue, previous)
+        return "confirmation", confirmation_reply(notes, catalogue, previous, words)
     return "question", question_reply(notes, previous, catalogue, before)
 
 

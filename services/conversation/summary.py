@@ -11,6 +11,7 @@ from catalog import Catalogue
 from catalog.flow import operation_of, ordered, trigger_of
 from catalog.operations import operations_for
 from schemas.turn import Notes
+from services.conversation.details import condition_lines, step_values
 
 CONFIRM_PROMPT = "Shall I build it? Reply yes to confirm, or tell me what to change."
 TO_FILL = "To fill in later:"
@@ -44,8 +45,8 @@ def assumptions(notes: Notes, catalogue: Catalogue) -> list[str]:
         if e
     ]
     lines = []
-    if entries and not any(e.role in ("trigger", "source") for e in entries):
-        lines.append(ASSUME_START)
+    if entries and trigger_of(notes, catalogue) is None:
+        lines.append(ASSUME_START)  # the same reading as the "Starts:" line above
     if entries and not any(e.role == "action" or e.also_acts for e in entries):
         last = max(
             entries, key=lambda e: ("trigger", "source", "processor", "action").index(e.role)
@@ -54,15 +55,19 @@ def assumptions(notes: Notes, catalogue: Catalogue) -> list[str]:
     return lines
 
 
-def confirmation_summary(notes: Notes, catalogue: Catalogue, wording: str = "") -> str:
+def confirmation_summary(
+    notes: Notes, catalogue: Catalogue, wording: str = "", words: str = ""
+) -> str:
     """The confirmation summary: the model's opening (if any), then code's account of the flow
-    in the order it runs (what starts it, each step and what it does), what was left out in
-    the user's own words, the complete lists, assumptions."""
+    in the order it runs (what starts it, each step with the values the user stated, the
+    conditions), what was left out in the user's own words, the complete lists, assumptions.
+    `words`: what the user said, where the stated values are read."""
     opening = wording.strip() or f"Here is what I'll build: {notes.requirement_summary}"
     return "\n".join(
         [
             opening,
-            *flow_lines(notes, catalogue),
+            *flow_lines(notes, catalogue, words),
+            *condition_lines(words),
             *left_out_lines(notes, catalogue),
             *to_fill_lines(notes),
             *item_lines(notes, catalogue),
@@ -79,21 +84,33 @@ def operation_name(item: str, operation: str | None) -> str:
     return found.name if found else ""
 
 
-def flow_lines(notes: Notes, catalogue: Catalogue) -> list[str]:
-    """'Starts: ...' and one numbered line per step, in the order the workflow runs."""
+def flow_lines(notes: Notes, catalogue: Catalogue, words: str = "") -> list[str]:
+    """'Starts: ...' and one numbered line per step, in the order the workflow runs, each
+    with the values the user stated for it ("channel #ops")."""
     steps = ordered(notes, catalogue)
     if not steps:
         return []
     trigger = trigger_of(notes, catalogue)
+
+    def parts(item: str) -> tuple[str, list[str]]:
+        operation = operation_of(item, notes, catalogue)
+        return operation_name(item, operation).lower(), step_values(
+            item, operation, words, steps, catalogue
+        )
+
+    def line(item: str) -> str:
+        what, values = parts(item)
+        return what + (f" ({'; '.join(values)})" if values else "")
+
     lines = []
     if trigger is not None:
-        what = operation_name(trigger, operation_of(trigger, notes, catalogue))
-        lines.append(f"Starts: {catalogue[trigger].name}" + (f" ({what.lower()})" if what else ""))
+        what, values = parts(trigger)
+        inside = "; ".join([w for w in (what, *values) if w])
+        lines.append(f"Starts: {catalogue[trigger].name}" + (f" ({inside})" if inside else ""))
     else:
         lines.append("Starts: when you run it.")
     for number, item in enumerate([i for i in steps if i != trigger], start=1):
-        what = operation_name(item, operation_of(item, notes, catalogue))
-        lines.append(f"{number}. {catalogue[item].name}" + (f": {what.lower()}" if what else ""))
+        lines.append(f"{number}. {catalogue[item].name}: {line(item)}".rstrip(": "))
     return lines
 
 

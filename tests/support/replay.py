@@ -105,8 +105,14 @@ class Session:
         )
         self.out.notes, self.out.overrides = folded.notes, self.out.overrides + folded.overrides
         last = self.out.replies[-1][1] if self.out.replies else ""
+        words = "\n".join(m.text for m in self.out.transcript if m.role == "user")
         kind, reply = conversation.next_reply(
-            folded.notes, folded.ready_for_confirmation, last, self.catalogue, before=previous
+            folded.notes,
+            folded.ready_for_confirmation,
+            last,
+            self.catalogue,
+            before=previous,
+            words=words,
         )
         self.out.phase = "confirming" if kind == "confirmation" else "gathering"
         self.reply(kind, reply)

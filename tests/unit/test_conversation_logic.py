@@ -57,3 +57,23 @@ def test_chit_chat_while_confirming_asks_for_a_yes_and_never_repeats_itself():
     second = logic.unclear_reply("Anyway, the weather is nice.", previous=first)
     third = logic.unclear_reply("Is it raining there?", previous=second)
     assert not logic.same_text(first, second) and not logic.same_text(second, third)
+
+
+def test_the_confirmation_shows_each_steps_stated_values_and_the_conditions():
+    from services.annotator.logic import ModelView, fold
+
+    turns = [
+        "Every weekday at 7:30, read new rows from the Airtable base 'Leads'.",
+        "Only leads with a score over 80, please.",
+        "Post each one to #sales-hot on Slack. That's all.",
+    ]
+    notes = Notes()
+    for text in turns:
+        notes = fold(notes, text, ModelView(), CATALOGUE, 0.8, None).notes
+    summary = logic.confirmation_reply(notes, CATALOGUE, words="\n".join(turns))
+    lines = summary.splitlines()
+    starts = next(line for line in lines if line.startswith("Starts:"))
+    assert "30 7 * * 1-5" in starts
+    assert any("Airtable" in line and "Leads" in line for line in lines)
+    assert any("Slack" in line and "#sales-hot" in line for line in lines)
+    assert any(line.startswith("Only when") and "80" in line for line in lines)

@@ -57,7 +57,7 @@ def test_the_replay_command_prints_what_planwire_eval_prints(tmp_path, capsys):
         and "shape=[\"jira config lacks 'ENG'\"]" in lines[0]
     )
     assert lines[-2:] == [
-        "shape checks: 2/3 passed; cases fully right: 0/1; stated values in the confirmation: 0/2",
+        "shape checks: 2/3 passed; cases fully right: 0/1; stated values in the confirmation: 1/2",
         "eval: 0/1 passed, recall 1.00, precision 1.00, forbidden 0, extra 0, shape 1, prompt_tokens 0",
     ]
     assert json.loads(report.read_text())["cases"][0]["workflow"]["nodes"][2]["id"] == "jira"

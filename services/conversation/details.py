@@ -1,0 +1,68 @@
+"""The details a person checks in a confirmation: each step's values as the user stated them
+and the conditions they set. Read from the user's own words by the same rules the specialist
+uses to write the configs (catalog/values), so what is shown is what will be built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from catalog import Catalogue
+from catalog.operations import operations_for
+from catalog.values.conditions import Condition, stated_conditions
+from catalog.values.fromwords import value_from_text
+
+# Properties whose value is wording the workflow writes, not a setting a person checks.
+WORDING = {"message_template", "body", "text", "title_template", "description_template"}
+MAX_VALUES = 5
+OPERATORS = {
+    "greater_than": "over",
+    "less_than": "under",
+    "at_least": "at least",
+    "at_most": "at most",
+    "equals": "is",
+    "not_equals": "is not",
+    "contains": "contains",
+    "not_contains": "does not contain",
+    "matches": "matches",
+}
+
+
+def schema_of(item: str, operation: str | None, catalogue: Catalogue) -> dict[str, Any]:
+    """The config schema of the step's operation (the catalogue entry's without one)."""
+    ops = operations_for(item)
+    found = next((o for o in (*ops.events, *ops.actions) if o.id == operation), None)
+    return found.config_schema if found else catalogue[item].config_schema
+
+
+def step_values(
+    item: str, operation: str | None, words: str, apps: Collection[str], catalogue: Catalogue
+) -> list[str]:
+    """ "channel #ops", "cron 0 7 * * 1": the values the user stated for this step."""
+    if not words:
+        return []
+    properties = schema_of(item, operation, catalogue).get("properties", {})
+    shown = []
+    for name, spec in properties.items():
+        if name in WORDING:
+            continue
+        value = value_from_text(item, name, spec, words, properties, apps)
+        label = name.replace("_", " ")
+        if value is True:
+            shown.append(label)  # "include attachments"
+        elif value not in (None, "", [], False):
+            said = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+            shown.append(f"{label} {said}")
+    return shown[:MAX_VALUES]
+
+
+def condition_lines(words: str) -> list[str]:
+    """'Only when amount is over 150' for each condition the user stated."""
+    return [f"Only when {describe(c)}" for c in stated_conditions(words)] if words else []
+
+
+def describe(condition: Condition) -> str:
+    """A condition in words: its field, how it compares, its value."""
+    operator = OPERATORS.get(condition.operator, condition.operator.replace("_", " "))
+    return f"{condition.field.replace('_', ' ')} {operator} {condition.value}"
