@@ -72,11 +72,25 @@ def rank(item: str, catalogue: Catalogue, notes: Notes | None = None) -> tuple[i
         group = 1  # an app that can only be read (a feed) is read, wherever it was told
     elif ref is not None and ref.use is not None:
         group = USE_RANK[ref.use]
-    elif ref is not None and notes is not None:
+    elif ref is not None and notes is not None and first_tool_at(notes, catalogue) < UNSAID:
         group = 1 if ref.at < first_tool_at(notes, catalogue) else 3  # as the user told it
+    elif ref is not None and notes is not None and catalogue[item].also_acts:
+        # No step works on the data: an app that both reads and writes is read when told
+        # before the first app that only writes, else written to.
+        group = 1 if ref.at < first_writer_at(notes, catalogue) else 3
     else:
         group = ROLE_RANK.get(catalogue[item].role, 2)
     return group, ref.at if ref is not None else UNSAID
+
+
+def first_writer_at(notes: Notes, catalogue: Catalogue) -> int:
+    """Where the user first described an app that can only be written to (UNSAID if none)."""
+    writers = [
+        r.at
+        for r in wanted_refs(notes).values()
+        if (e := catalogue.get(r.id)) is not None and e.role == "action" and not e.also_acts
+    ]
+    return min(writers, default=UNSAID)
 
 
 def first_tool_at(notes: Notes, catalogue: Catalogue) -> int:

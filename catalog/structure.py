@@ -569,6 +569,11 @@ def use_of(token: Token, sends: bool = False) -> Use | None:
         return "event"
     if _someone_else(verb):
         return None  # "she still checks that Notion board": what another person does there
+    if verb.lemma_ == "go" and preps & {"to", "into", "onto"}:
+        # "each registration should go into Airtable" is an order; "the photos go into
+        # Google Drive now" says where things arrive.
+        ordered = any(c.tag_ == "MD" for c in verb.children) or verb.tag_ == "VB"
+        return "destination" if ordered else "event"
     if preps & {"from", "out"} or verb.lemma_ in READING or _kept_there(verb, preps):
         if _people_there(verb):
             return None  # "leadership lives in Teams now": who works there, not what is kept

@@ -49,6 +49,12 @@ SEARCH = re.compile(
 )
 PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
 FACTOR = re.compile(r"(?:(\d+(?:\.\d+)?)\s*[x×](?!\w)|(?:times|[x×])\s+(\d+(?:\.\d+)?)\b)")
+# "using a rate of 0.85", "use 1.08 as the rate": an exchange or conversion rate multiplies.
+RATE = re.compile(
+    r"\brate\s+(?:of\s+)?(\d+(?:\.\d+)?)\b|\b(\d+(?:\.\d+)?)\s+as\s+(?:the\s+)?(?:exchange\s+|conversion\s+)?rate\b",
+    re.IGNORECASE,
+)
+BASES = ("total", "amount", "price")
 MINUS = re.compile(r"\b(?:discount|off|minus|less|deduct\w*|reduc\w*)\b", re.IGNORECASE)
 PLUS = re.compile(r"\b(?:vat|tax|margin|mark-?up|on\s+top|plus|add\w*|surcharge|fee)\b", re.I)
 # A value right after a negation or a replacement is the one the user does not want.
@@ -134,8 +140,9 @@ def _arithmetic(text: str) -> list[Candidate]:
         sentence = text[low:high]
         terms = [_percent_term(sentence, m) for m in PERCENT.finditer(sentence)]
         terms += [f"* {m[1] or m[2]}" for m in FACTOR.finditer(sentence)]
+        terms += [f"* {m[1] or m[2]}" for m in RATE.finditer(sentence)]
         if terms:
-            base = "total" if re.search(r"\btotal\b", sentence, re.I) else "value"
+            base = next((w for w in BASES if re.search(rf"\b{w}\b", sentence, re.I)), "value")
             out.append(Candidate(low, high, ("expression",), " ".join([base, *terms])))
     return out
 

@@ -65,4 +65,6 @@ def condition_lines(words: str) -> list[str]:
 def describe(condition: Condition) -> str:
     """A condition in words: its field, how it compares, its value."""
     operator = OPERATORS.get(condition.operator, condition.operator.replace("_", " "))
-    return f"{condition.field.replace('_', ' ')} {operator} {condition.value}"
+    # A field nobody named ("only orders over 100") is no word the user said.
+    field = "" if condition.field == "value" else condition.field.replace("_", " ") + " "
+    return f"{field}{operator} {condition.value}"

@@ -1,6 +1,7 @@
 """A conversation that helps, in a real browser (Debian's Chromium, headless) on the real
 embedded stack: a required value nobody gave is asked for, the answer fills it, and the
-confirmation says the flow in order with what was left out (issue 30).
+confirmation says the flow in order, each step's values and the conditions, with what was
+left out (issue 30).
 
 Screenshots: artifacts/web/<test>/.
 """
@@ -47,6 +48,7 @@ async def test_a_missing_value_is_asked_the_answer_fills_it_and_the_summary_says
         await say(page, "#orders")
         await expect(page.locator("#hints li", has_text=CHANNEL)).to_have_count(0)
         assert CHANNEL not in await assistant(page).last.inner_text()
+        await say(page, "Only orders over 100, please.")
         await say(page, ASIDE)
         await expect(assistant(page).last).to_contain_text('Left out Discord ("We thought')
         await say(page, "that's all")
@@ -54,7 +56,10 @@ async def test_a_missing_value_is_asked_the_answer_fills_it_and_the_summary_says
         summary = page.locator("#confirmation-text")
         await expect(page.locator("#confirmation")).to_be_visible()
         await expect(summary).to_contain_text("Starts: Shopify (new order)")
+        # Each step with the values the user gave, and the condition they set.
         await expect(summary).to_contain_text("1. Slack: post a message")
+        await expect(summary).to_contain_text("channel #orders")
+        await expect(summary.get_by_text("Only when")).to_contain_text("100")
         await expect(summary).to_contain_text(f'Left out: Discord ("{ASIDE.rstrip(".")}")')
         assert "To fill in later" not in await summary.inner_text()
         await shots.take(page, "confirmation")

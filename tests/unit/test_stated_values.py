@@ -202,3 +202,17 @@ def test_every_operations_heuristic_config_is_valid_with_or_without_clues(app, o
 def test_a_value_the_user_turned_down_is_not_used_even_where_it_was_said_first():
     words = "Post it to #general on Slack. Sorry, not #general, that is too noisy: use #ops-alerts."
     assert config("slack", words, "post_message")["channel"] == "#ops-alerts"
+
+
+@pytest.mark.parametrize(
+    ("words", "expression"),
+    [
+        ("Convert each price to dollars, using a rate of 1.1.", "price * 1.1"),
+        (
+            "Please convert the amount into pounds (take 0.86 as the exchange rate).",
+            "amount * 0.86",
+        ),
+    ],
+)
+def test_a_conversion_rate_the_user_gave_multiplies_the_amount(words, expression):
+    assert config("calculator", words, "calculate")["expression"] == expression

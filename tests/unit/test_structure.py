@@ -127,6 +127,8 @@ def test_a_name_inside_an_address_or_a_things_quoted_name_is_data(text, item):
         ("Then mail the totals to boss@firm.example from my Gmail.", "gmail", "destination"),
         ("Management lives in Slack these days.", "slack", None),
         ("We keep the rota in Notion.", "notion", "source"),
+        ("Each new member should go into Airtable.", "airtable", "destination"),
+        ("The scans go into Google Drive now, one folder per site.", "google_drive", "event"),
     ],
 )
 def test_how_a_sentence_uses_an_app_event_source_or_destination(text, item, use):
