@@ -250,12 +250,15 @@ def load(
 
 @app.command()
 def docs(
-    out: Path = typer.Option(Path("docs/asyncapi"), help="Where to write the documents."),
+    out: Path | None = typer.Option(
+        None, help="Write only the AsyncAPI documents, here (default: every doc, in place)."
+    ),
 ) -> None:
-    """Regenerate every service's AsyncAPI document from the code."""
-    from planwire.docs import generate
+    """Regenerate the AsyncAPI documents and the apps list (docs/apps.md, the README's
+    table) from the code and the catalogue; run it from the repository."""
+    from planwire.docs import generate, write_app_pages
 
-    for path in generate(out):
+    for path in generate(out) if out else [*generate(), *write_app_pages()]:
         typer.echo(path)
 
 

@@ -1,10 +1,14 @@
-"""AsyncAPI 3.0 documents of every service, generated from the wired brokers themselves.
+"""Generated documentation: AsyncAPI 3.0 documents of every service, generated from the
+wired brokers themselves, and the list of apps a workflow can use (docs/apps.md and the
+README's table), from the catalogue.
 
-    python -m planwire.docs [OUT_DIR]     (the `planwire docs` command calls `generate`)
+    python -m planwire.docs             every generated doc, in place (as `planwire docs`)
+    python -m planwire.docs OUT_DIR     only the AsyncAPI documents, into OUT_DIR
 
 Importing a service's `main` builds its broker, subscribers and publishers but connects to
 nothing (connections happen at start-up), so this runs offline. The documents are committed
-under docs/asyncapi/ and tests/deploy/test_asyncapi.py fails when they drift from the code.
+under docs/asyncapi/ and tests/deploy/test_asyncapi.py fails when they drift from the code;
+tests/unit/test_apps_page.py does the same for the apps page and the README's table.
 """
 
 from __future__ import annotations
@@ -15,6 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from catalog.apps_page import apps_page, readme_summary, replace_block
+from catalog.model import load_catalogue
+from catalog.operations import load_operations
 from planwire import topology
 
 SERVICES = tuple(n.name for n in topology.SERVICES)
@@ -35,6 +42,15 @@ def generate(out_dir: Path = Path("docs/asyncapi")) -> list[Path]:
         )
         written.append(path)
     return written
+
+
+def write_app_pages(root: Path = Path(".")) -> list[Path]:
+    """Write docs/apps.md and the apps table between the README's markers, under `root`."""
+    catalogue, operations = load_catalogue(), load_operations()
+    page, readme = root / "docs" / "apps.md", root / "README.md"
+    page.write_text(apps_page(catalogue, operations))
+    readme.write_text(replace_block(readme.read_text(), readme_summary(catalogue, operations)))
+    return [page, readme]
 
 
 def document(service: str) -> dict[str, Any]:
@@ -78,5 +94,11 @@ def _specialist_app() -> Any:
 
 
 if __name__ == "__main__":
-    for written in generate(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/asyncapi")):
+    # With an OUT_DIR only the AsyncAPI documents are written (the freshness test's use):
+    # the apps page and the README always live in the repository itself.
+    if len(sys.argv) > 1:
+        paths = generate(Path(sys.argv[1]))
+    else:
+        paths = [*generate(), *write_app_pages()]
+    for written in paths:
         print(f"wrote {written}")

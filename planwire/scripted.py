@@ -1,6 +1,6 @@
 """Scripted annotator models for `planwire eval --scripted`: an oracle and a liar.
 
-They prove the precedence rules both ways on the real stack (README, "Rules and the model").
+They prove the precedence rules both ways on the real stack (docs/understanding.md, "How a message becomes notes").
 The oracle knows each case's answer and proposes it with the user's own words as evidence,
 so code must accept it; the liar invents apps and quotes words the user never wrote, so
 code must reject all of it and build the same plan as with no model at all.

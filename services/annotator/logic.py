@@ -231,7 +231,7 @@ def fold_items(
 ) -> tuple[set[str], set[str]]:
     """Accumulate: keep every noted item unless removed now; a re-mention brings it back.
 
-    Within one message a removal with evidence wins over a mention (README, precedence).
+    Within one message a removal with evidence wins over a mention (docs/understanding.md, "How a message becomes notes").
     """
     removed_now = set(match.removed) | removed
     mentioned = (set(match.mentioned) | added) - removed_now
