@@ -139,7 +139,8 @@ def deployment(w: Workload, meta: dict) -> dict:
 
 
 def service(w: Workload, meta: dict) -> dict:
-    """Cluster-internal: `/health` and `/metrics` (and the gateway's API)."""
+    """Cluster-internal: `/health` (and the gateway's API). Not `/metrics`: the PodMonitor
+    scrapes each pod's `metrics` port, which no Service exposes."""
     port = {"name": "http", "port": HTTP_PORT, "targetPort": "http", "protocol": "TCP"}
     return {
         "apiVersion": "v1",
@@ -179,7 +180,7 @@ def topics_manifests() -> list[dict]:
     box = container(task, image(), probes=False) | {
         "command": ["python", "-c", CREATE_TOPICS_SCRIPT]
     }
-    # No port and no args: nothing to scrape (the PodMonitor selects ports named http).
+    # No port and no args: nothing to scrape (the PodMonitor selects ports named metrics).
     del box["ports"], box["args"]
     box["env"] = [{"name": "PLANWIRE_TOPICS_FILE", "value": "/etc/planwire/topics.txt"}]
     box["volumeMounts"].append({"name": "topics", "mountPath": "/etc/planwire", "readOnly": True})
@@ -202,7 +203,7 @@ def topics_manifests() -> list[dict]:
 
 
 def pod_monitor() -> dict:
-    """Prometheus Operator scrape of every planwire pod's named `http` port."""
+    """Prometheus Operator scrape of every planwire pod's named `metrics` port."""
     relabel = [
         {
             "sourceLabels": ["__meta_kubernetes_pod_label_app_kubernetes_io_component"],
@@ -213,7 +214,7 @@ def pod_monitor() -> dict:
             "targetLabel": "workload",
         },
     ]
-    endpoint = {"port": "http", "path": "/metrics", "interval": "15s", "relabelings": relabel}
+    endpoint = {"port": "metrics", "path": "/metrics", "interval": "15s", "relabelings": relabel}
     spec = {
         "selector": {"matchLabels": {"app.kubernetes.io/part-of": "planwire"}},
         "podMetricsEndpoints": [endpoint],

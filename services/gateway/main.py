@@ -15,7 +15,6 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from prometheus_client import REGISTRY, make_asgi_app
 from pydantic_settings import SettingsConfigDict
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -153,7 +152,6 @@ app.include_router(access.router)
 app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
 keyless_loopback = not settings.api_keys and auth.is_loopback(settings.http_host)
 app.add_middleware(HostGuard, allowed=allowed_hosts(settings.allowed_hosts, keyless_loopback))
-app.mount("/metrics", make_asgi_app(REGISTRY))
 app.mount("/ui", StaticFiles(directory=WEB), name="ui")
 
 

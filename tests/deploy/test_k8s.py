@@ -213,15 +213,26 @@ def test_the_topic_job_reads_the_rendered_topic_list():
     assert pod["volumes"][-1] == {"name": "topics", "configMap": {"name": "planwire-topics"}}
 
 
-def test_the_pod_monitor_scrapes_every_planwire_pod():
+def test_the_pod_monitor_scrapes_every_planwire_pod_on_its_metrics_port():
     (monitor,) = of_kind("PodMonitor").values()
     assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
     selector = monitor["spec"]["selector"]["matchLabels"]
     (endpoint,) = monitor["spec"]["podMetricsEndpoints"]
-    assert endpoint["port"] == "http" and endpoint["path"] == "/metrics"
+    assert endpoint["port"] == "metrics" and endpoint["path"] == "/metrics"
     assert {r["targetLabel"] for r in endpoint["relabelings"]} == {"component", "workload"}
+    _name, config = settings_map()
     for name, deployment in of_kind("Deployment").items():
         assert _selects(selector, deployment["spec"]["template"]["metadata"]["labels"]), name
+        (box,) = deployment["spec"]["template"]["spec"]["containers"]
+        ports = {p["name"]: p["containerPort"] for p in box["ports"]}
+        assert str(ports["metrics"]) == config["PLANWIRE_METRICS_PORT"], name
+        assert ports["metrics"] != ports["http"], name
+
+
+def test_no_service_exposes_the_metrics_port():
+    for name, service in of_kind("Service").items():
+        exposed = {p["targetPort"] for p in service["spec"]["ports"]}
+        assert exposed == {"http"}, name
 
 
 def test_the_prometheus_rule_carries_the_alerts_file():
