@@ -72,6 +72,9 @@ class Settings(InfraSettings):
     # JSON list): /ready says 503 while one does not answer, so a local user's gateway does
     # not look fine while a turn would wait for a dead annotator.
     ready_peers: list[str] = []
+    # /docs, /redoc and /openapi.json describe every route to anyone, key or not: off in the
+    # production overlay (docs/security.md); on by default for people trying the API.
+    api_docs: bool = True
 
 
 WEB = Path(__file__).parent / "web"
@@ -145,6 +148,7 @@ app = FastAPI(
     version="1.0.0",
     lifespan=lifespan,
     telemetry={"tracing": False, "metrics": False, "logs": False},
+    openapi_url="/openapi.json" if settings.api_docs else None,  # None: no /docs nor /redoc
 )
 app.add_middleware(TraceRequests, service="gateway")  # a turn's trace starts at its request
 app.include_router(routes.router)

@@ -260,6 +260,11 @@ def test_production_runs_two_of_every_core_service_from_a_registry_image():
         assert "/" in image and not image.endswith(":latest")
 
 
+def test_production_turns_the_api_docs_off():
+    assert settings_map("k8s/overlays/production")[1]["PLANWIRE_API_DOCS"] == "false"
+    assert "PLANWIRE_API_DOCS" not in settings_map()[1]  # the base keeps the default (on)
+
+
 def test_a_changed_setting_renames_the_config_so_the_pods_roll(tmp_path):
     """configMapGenerator: the ConfigMap's name carries a hash of its data, and every pod
     template refers to it, so a changed setting is a changed pod template (a rollout)."""
