@@ -1,4 +1,5 @@
-"""Render k8s/base: per workload a Deployment, Service, ScaledObject and PDB; plus config, topics, monitoring.
+"""Render k8s/base: per workload a Deployment, Service, ScaledObject and PDB; plus config, topics,
+monitoring and NetworkPolicies (deploy/k8s_network.py).
 
 Every workload gets the same pod shape from `workload_manifests`, so probes, resources and
 the security context cannot differ by accident between the gateway and the 44th specialist.
@@ -23,6 +24,7 @@ from deploy.inventory import (
     topics_text,
     workloads,
 )
+from deploy.k8s_network import network_policies
 from deploy.k8s_pod import container, labels, pod_spec
 from deploy.k8s_scaling import scaled_object
 
@@ -44,6 +46,7 @@ def render_k8s(alerts_yaml: str) -> dict[Path, str]:
             [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}]
         ),
         Path("topics.yaml"): _dump(topics_manifests()),
+        Path("network-policies.yaml"): _dump(network_policies()),
         Path("monitoring.yaml"): _dump(
             [pod_monitor(), prometheus_rule(alerts_yaml), dashboard_config_map()]
         ),

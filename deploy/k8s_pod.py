@@ -79,6 +79,9 @@ def _secret_env(w: Workload) -> list[dict]:
     if w.component == "gateway":
         # Required: without it the gateway would start with open access.
         env.append(_secret("PLANWIRE_API_KEYS", "api-keys", optional=False))
+        # Required: it runs several replicas, and without one shared secret a cookie signed
+        # by one replica is a 401 on the next.
+        env.append(_secret("PLANWIRE_AUTH_SECRET", "auth-secret", optional=False))
     return env
 
 

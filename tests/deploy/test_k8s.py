@@ -16,6 +16,7 @@ from schemas.plan import FIXED_RUNNERS
 from tests.deploy.tools import ROOT, run
 
 K8S_VERSION = "1.30.0"
+PROMETHEUS_POD = {"app.kubernetes.io/name": "prometheus"}  # as the Prometheus Operator labels it
 # Custom resources: no schema ships with kubernetes-validate. The Prometheus Operator's are
 # checked structurally below; KEDA's ScaledObjects against KEDA's CRD schema in
 # tests/deploy/test_scaling.py.
@@ -204,6 +205,60 @@ def test_settings_come_from_the_configmap_and_secrets_from_planwire_secrets():
     assert "PLANWIRE_API_KEYS" in gateway_env
 
 
+def test_every_gateway_replica_signs_cookies_with_the_same_secret_from_the_secret():
+    (box,) = of_kind("Deployment")["gateway"]["spec"]["template"]["spec"]["containers"]
+    refs = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in box["env"]}
+    secret = refs["PLANWIRE_AUTH_SECRET"]
+    assert secret["name"] == "planwire-secrets" and secret["optional"] is False
+    example = yaml.safe_load((ROOT / "k8s/base/secret.example.yaml").read_text())
+    assert secret["key"] in example["stringData"]
+
+
+def selects(selector: dict, labels: dict) -> bool:
+    """A Kubernetes label selector (matchLabels and In/NotIn expressions); {} selects all."""
+    if not all(labels.get(k) == v for k, v in selector.get("matchLabels", {}).items()):
+        return False
+    for term in selector.get("matchExpressions", []):
+        inside = labels.get(term["key"]) in term["values"]
+        if inside != (term["operator"] == "In"):
+            return False
+    return True
+
+
+def ingress_rules(labels: dict, policies: list[dict]) -> list[dict] | None:
+    """The ingress rules that apply to a pod with these labels; None: not isolated (all in)."""
+    chosen = [
+        p
+        for p in policies
+        if "Ingress" in p["spec"]["policyTypes"] and selects(p["spec"]["podSelector"], labels)
+    ]
+    return None if not chosen else [r for p in chosen for r in p["spec"].get("ingress", [])]
+
+
+def pod_templates(overlay: str) -> dict[str, dict]:
+    """Every pod the overlay runs (Deployments and the topic Job), by workload name."""
+    return {
+        name: doc["spec"]["template"]["metadata"]["labels"]
+        for kind in ("Deployment", "Job")
+        for name, doc in of_kind(kind, overlay).items()
+    }
+
+
+@pytest.mark.parametrize("overlay", ["k8s/base", "k8s/overlays/production"])
+def test_only_the_gateway_takes_ingress_and_only_prometheus_scrapes(overlay):
+    policies = list(of_kind("NetworkPolicy", overlay).values())
+    scrape = [{"namespaceSelector": {}, "podSelector": {"matchLabels": PROMETHEUS_POD}}]
+    for name, labels in pod_templates(overlay).items():
+        rules = ingress_rules(labels, policies)
+        assert rules is not None, f"{name}: no policy isolates it"
+        from_anyone = {p["port"] for r in rules if "from" not in r for p in r["ports"]}
+        assert from_anyone == ({"http"} if name == "gateway" else set()), name
+        for rule in (r for r in rules if "from" in r):
+            assert rule == {"from": scrape, "ports": [{"port": "metrics", "protocol": "TCP"}]}
+    # A pod someone else runs in the namespace (a Kafka, a debugging shell) takes nothing.
+    assert ingress_rules({"app": "other"}, policies) == []
+
+
 def test_the_topic_job_reads_the_rendered_topic_list():
     (job,) = of_kind("Job").values()
     topics = of_kind("ConfigMap")["planwire-topics"]["data"]["topics.txt"]
@@ -245,7 +300,7 @@ def test_only_known_custom_resources_skip_schema_validation():
     custom = {
         (d["apiVersion"], d["kind"]) for d in rendered() if "." in d["apiVersion"].split("/")[0]
     }
-    builtin_groups = {"apps", "batch", "policy", "autoscaling"}
+    builtin_groups = {"apps", "batch", "policy", "autoscaling", "networking.k8s.io"}
     assert {c for c in custom if c[0].split("/")[0] not in builtin_groups} <= CRD_KINDS
 
 
