@@ -35,7 +35,8 @@ ENV PATH=/opt/planwire/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PLANWIRE_HTTP_HOST=0.0.0.0 \
-    PLANWIRE_HTTP_PORT=8000
+    PLANWIRE_HTTP_PORT=8000 \
+    PLANWIRE_METRICS_PORT=9464
 RUN groupadd --system --gid 10001 planwire \
  && useradd --system --uid 10001 --gid planwire --no-create-home --shell /usr/sbin/nologin planwire
 COPY --from=build /opt/planwire /opt/planwire

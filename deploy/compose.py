@@ -57,4 +57,6 @@ def _gateway_extras() -> list[str]:
         "      # Signs the browser auth cookie; set it when more than one gateway runs.",
         "      PLANWIRE_AUTH_SECRET: ${PLANWIRE_AUTH_SECRET:-}",
         "      PLANWIRE_AUTH_COOKIE_SECURE: ${PLANWIRE_AUTH_COOKIE_SECURE:-auto}",
+        "      # /docs, /redoc and /openapi.json on the published port; false turns them off.",
+        "      PLANWIRE_API_DOCS: ${PLANWIRE_API_DOCS:-true}",
     ]

@@ -17,6 +17,9 @@ from services.specialist.runners import ALL, select_runners
 
 IMAGE = "planwire"
 HTTP_PORT = 8000
+# Prometheus scrapes /metrics here, never on HTTP_PORT (docs/security.md): reachable inside
+# the compose network or the cluster only, never published.
+METRICS_PORT = 9464
 
 # Start order of the core services (compose lists them this way too); the step runtime is
 # deployed once per runner instead.
@@ -32,6 +35,7 @@ COMMON_ENV = {
     "PLANWIRE_REDIS_URL": "redis://valkey:6379/0",
     "PLANWIRE_HTTP_HOST": "0.0.0.0",
     "PLANWIRE_HTTP_PORT": str(HTTP_PORT),
+    "PLANWIRE_METRICS_PORT": str(METRICS_PORT),
     "PLANWIRE_PARTITIONS": "4",
     # A real Kafka wakes long polls when data arrives, so the default wait costs no latency.
     "PLANWIRE_FETCH_MAX_WAIT_MS": "500",

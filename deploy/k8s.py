@@ -1,4 +1,5 @@
-"""Render k8s/base: per workload a Deployment, Service, ScaledObject and PDB; plus config, topics, monitoring.
+"""Render k8s/base: per workload a Deployment, Service, ScaledObject and PDB; plus config, topics,
+monitoring and NetworkPolicies (deploy/k8s_network.py).
 
 Every workload gets the same pod shape from `workload_manifests`, so probes, resources and
 the security context cannot differ by accident between the gateway and the 44th specialist.
@@ -23,6 +24,7 @@ from deploy.inventory import (
     topics_text,
     workloads,
 )
+from deploy.k8s_network import network_policies
 from deploy.k8s_pod import container, labels, pod_spec
 from deploy.k8s_scaling import scaled_object
 
@@ -44,6 +46,7 @@ def render_k8s(alerts_yaml: str) -> dict[Path, str]:
             [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}]
         ),
         Path("topics.yaml"): _dump(topics_manifests()),
+        Path("network-policies.yaml"): _dump(network_policies()),
         Path("monitoring.yaml"): _dump(
             [pod_monitor(), prometheus_rule(alerts_yaml), dashboard_config_map()]
         ),
@@ -139,7 +142,8 @@ def deployment(w: Workload, meta: dict) -> dict:
 
 
 def service(w: Workload, meta: dict) -> dict:
-    """Cluster-internal: `/health` and `/metrics` (and the gateway's API)."""
+    """Cluster-internal: `/health` (and the gateway's API). Not `/metrics`: the PodMonitor
+    scrapes each pod's `metrics` port, which no Service exposes."""
     port = {"name": "http", "port": HTTP_PORT, "targetPort": "http", "protocol": "TCP"}
     return {
         "apiVersion": "v1",
@@ -179,7 +183,7 @@ def topics_manifests() -> list[dict]:
     box = container(task, image(), probes=False) | {
         "command": ["python", "-c", CREATE_TOPICS_SCRIPT]
     }
-    # No port and no args: nothing to scrape (the PodMonitor selects ports named http).
+    # No port and no args: nothing to scrape (the PodMonitor selects ports named metrics).
     del box["ports"], box["args"]
     box["env"] = [{"name": "PLANWIRE_TOPICS_FILE", "value": "/etc/planwire/topics.txt"}]
     box["volumeMounts"].append({"name": "topics", "mountPath": "/etc/planwire", "readOnly": True})
@@ -202,7 +206,7 @@ def topics_manifests() -> list[dict]:
 
 
 def pod_monitor() -> dict:
-    """Prometheus Operator scrape of every planwire pod's named `http` port."""
+    """Prometheus Operator scrape of every planwire pod's named `metrics` port."""
     relabel = [
         {
             "sourceLabels": ["__meta_kubernetes_pod_label_app_kubernetes_io_component"],
@@ -213,7 +217,7 @@ def pod_monitor() -> dict:
             "targetLabel": "workload",
         },
     ]
-    endpoint = {"port": "http", "path": "/metrics", "interval": "15s", "relabelings": relabel}
+    endpoint = {"port": "metrics", "path": "/metrics", "interval": "15s", "relabelings": relabel}
     spec = {
         "selector": {"matchLabels": {"app.kubernetes.io/part-of": "planwire"}},
         "podMetricsEndpoints": [endpoint],

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from deploy.inventory import topics
+from deploy.k8s_network import REDIS_PORT, valkey_policy
 from deploy.k8s_pod import labels
 
 REPLICAS = 3
@@ -50,15 +51,16 @@ def kafka_topics() -> list[dict]:
 
 
 def valkey_manifests() -> list[dict]:
-    """A one-replica StatefulSet with a volume for the AOF, and the `valkey` Service."""
+    """A one-replica StatefulSet with a volume for the AOF, the `valkey` Service, and the
+    NetworkPolicy that lets only the services connect (deploy/k8s_network.py)."""
     selector = {"app.kubernetes.io/name": "valkey"}
     box = {
         "name": "valkey",
         "image": VALKEY_IMAGE,
         "args": VALKEY_ARGS,
-        "ports": [{"name": "redis", "containerPort": 6379}],
+        "ports": [{"name": "redis", "containerPort": REDIS_PORT}],
         "readinessProbe": {"exec": {"command": ["valkey-cli", "ping"]}, "periodSeconds": 5},
-        "livenessProbe": {"tcpSocket": {"port": 6379}, "periodSeconds": 10},
+        "livenessProbe": {"tcpSocket": {"port": REDIS_PORT}, "periodSeconds": 10},
         "resources": {
             "requests": {"cpu": "100m", "memory": "256Mi"},
             "limits": {"memory": "1Gi"},
@@ -88,9 +90,9 @@ def valkey_manifests() -> list[dict]:
         "apiVersion": "v1",
         "kind": "Service",
         "metadata": {"name": "valkey", "labels": labels("valkey", "redis")},
-        "spec": {"selector": selector, "ports": [{"name": "redis", "port": 6379}]},
+        "spec": {"selector": selector, "ports": [{"name": "redis", "port": REDIS_PORT}]},
     }
-    return [stateful, service]
+    return [stateful, service, valkey_policy()]
 
 
 def kustomization(resources: list[str], namespace: str | None = None) -> dict:

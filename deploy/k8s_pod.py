@@ -5,7 +5,7 @@ Split from deploy/k8s.py so the one place that decides how a planwire pod runs i
 
 from __future__ import annotations
 
-from deploy.inventory import HTTP_PORT, Workload
+from deploy.inventory import HTTP_PORT, METRICS_PORT, Workload
 
 UID = 10001  # the image's non-root user (Dockerfile)
 
@@ -49,7 +49,10 @@ def container(w: Workload, image: str, *, probes: bool = True) -> dict:
         "image": image,
         "imagePullPolicy": "IfNotPresent",
         "args": list(w.args),
-        "ports": [{"name": "http", "containerPort": HTTP_PORT, "protocol": "TCP"}],
+        "ports": [
+            {"name": "http", "containerPort": HTTP_PORT, "protocol": "TCP"},
+            {"name": "metrics", "containerPort": METRICS_PORT, "protocol": "TCP"},
+        ],
         "envFrom": [{"configMapRef": {"name": "planwire-config"}}],
         "resources": RESOURCES.get(w.component, DEFAULT_RESOURCES),
         "securityContext": {
@@ -76,6 +79,9 @@ def _secret_env(w: Workload) -> list[dict]:
     if w.component == "gateway":
         # Required: without it the gateway would start with open access.
         env.append(_secret("PLANWIRE_API_KEYS", "api-keys", optional=False))
+        # Required: it runs several replicas, and without one shared secret a cookie signed
+        # by one replica is a 401 on the next.
+        env.append(_secret("PLANWIRE_AUTH_SECRET", "auth-secret", optional=False))
     return env
 
 

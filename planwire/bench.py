@@ -92,15 +92,14 @@ def parse_handler_metrics(text: str) -> dict[tuple[str, str], tuple[float, float
 
 
 async def handler_totals(
-    service_urls: dict[str, str],
+    metrics_urls: dict[str, str],
 ) -> dict[tuple[str, str], tuple[float, float]]:
     """Every service's handler time and count so far, summed by (service, event)."""
     totals: dict[tuple[str, str], tuple[float, float]] = {}
-    # The gateway mounts its metrics app: `/metrics` redirects to `/metrics/` there.
-    async with httpx.AsyncClient(timeout=5.0, follow_redirects=True) as http:
-        for url in service_urls.values():
+    async with httpx.AsyncClient(timeout=5.0) as http:
+        for url in metrics_urls.values():
             try:
-                page = (await http.get(f"{url}/metrics")).text
+                page = (await http.get(url)).text
             except httpx.HTTPError:
                 continue
             for key, (seconds, count) in parse_handler_metrics(page).items():
@@ -283,13 +282,13 @@ async def play_sessions(gateway_url: str, sessions: int, turns: int) -> tuple[li
 async def measure_load(stack: EmbeddedStack, sessions: int, turns: int) -> dict[str, Any]:
     """One session count: latency, throughput, and per-turn handler time, Redis and CPU."""
     names = {c.pid: c.name for c in [*stack.infra, *stack.services] if c.popen is not None}
-    handlers_before = await handler_totals(stack.service_urls)
+    handlers_before = await handler_totals(stack.metrics_urls)
     redis_before = await redis_commands(stack.redis_url)
     cpu_before = cpu_by_pid(list(names))
     latencies, wall = await play_sessions(stack.gateway_url, sessions, turns)
     cpu_after = cpu_by_pid(list(names))
     redis_after = await redis_commands(stack.redis_url)
-    handlers_after = await handler_totals(stack.service_urls)
+    handlers_after = await handler_totals(stack.metrics_urls)
     played = len(latencies)
     cpu_ms = {
         names[pid]: round((cpu_after[pid] - cpu_before.get(pid, 0.0)) * 1000 / played, 2)
@@ -332,12 +331,12 @@ async def handled_by_process(stack: EmbeddedStack, services: list[str]) -> dict[
     from planwire.topology import replica_of
 
     found: dict[str, float] = {}
-    async with httpx.AsyncClient(timeout=5.0, follow_redirects=True) as http:
-        for name, url in stack.service_urls.items():
+    async with httpx.AsyncClient(timeout=5.0) as http:
+        for name, url in stack.metrics_urls.items():
             if not any(replica_of(name, service) for service in services):
                 continue
             try:
-                page = (await http.get(f"{url}/metrics")).text
+                page = (await http.get(url)).text
             except httpx.HTTPError:
                 continue
             found[name] = sum(count for _seconds, count in parse_handler_metrics(page).values())

@@ -264,6 +264,7 @@ class EmbeddedStack:
         self.broker = broker_kind()
         self.bootstrap = self.redis_url = ""
         self.service_urls: dict[str, str] = {}
+        self.metrics_urls: dict[str, str] = {}  # each service's /metrics, on a port of its own
         self.env: dict[str, str] = {}
         # Per-service overrides, e.g. one service pointed at another model.
         self.service_env = service_env or {}
@@ -334,7 +335,8 @@ class EmbeddedStack:
         specs = replicated(specs, self.replicas)
         if len({s.name for s in specs}) != len(specs):
             raise StackError(f"service names must be unique: {[s.name for s in specs]}")
-        kafka_port, redis_port, *ports = free_ports(2 + len(specs))
+        kafka_port, redis_port, *ports = free_ports(2 + 2 * len(specs))
+        ports, metrics_ports = ports[: len(specs)], ports[len(specs) :]
         self.bootstrap, self.redis_url = f"{HOST}:{kafka_port}", f"redis://{HOST}:{redis_port}/0"
         broker = self._spawn(
             self.infra,
@@ -359,7 +361,8 @@ class EmbeddedStack:
             if not replica_of(spec.name, "gateway") and spec.name != LAG_EXPORTER.name
         ]
         children = [
-            self._start_service(spec, port) for spec, port in zip(specs, ports, strict=False)
+            self._start_service(spec, port, metrics)
+            for spec, port, metrics in zip(specs, ports, metrics_ports, strict=False)
         ]
         await probes.all_or_none(
             *(probes.http_healthy(c, self.service_urls[c.name]) for c in children)
@@ -370,8 +373,8 @@ class EmbeddedStack:
 
         Tests use it for a second gateway with other settings (API keys, low limits).
         """
-        (port,) = free_ports(1)
-        child = self._start_service(spec, port)
+        port, metrics = free_ports(2)
+        child = self._start_service(spec, port, metrics)
 
         async def healthy() -> None:
             await probes.http_healthy(child, self.service_urls[spec.name])
@@ -439,16 +442,18 @@ class EmbeddedStack:
         group.append(child)  # recorded before it starts, so stop() can never miss it
         return child.start()
 
-    def _start_service(self, spec: ServiceSpec, port: int) -> Child:
+    def _start_service(self, spec: ServiceSpec, port: int, metrics_port: int) -> Child:
         env = {
             **self.env,
             "PLANWIRE_HTTP_PORT": str(port),
+            "PLANWIRE_METRICS_PORT": str(metrics_port),
             **spec.env,
             **self._gateway_env(spec.name),
             **self.service_env.get(self._service_of(spec.name), {}),
             **self.service_env.get(spec.name, {}),
         }
         self.service_urls[spec.name] = f"http://{HOST}:{port}"
+        self.metrics_urls[spec.name] = f"http://{HOST}:{metrics_port}/metrics"
         return self._spawn(
             self.services, spec.name, [sys.executable, "-m", spec.module, *spec.args], env
         )

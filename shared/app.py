@@ -1,4 +1,5 @@
-"""The ASGI shell every Kafka-driven service runs in: `/health`, `/ready`, `/metrics`, AsyncAPI.
+"""The ASGI shell every Kafka-driven service runs in: `/health`, `/ready`, AsyncAPI; and `serve`,
+which also serves Prometheus's `/metrics` on a port of its own.
 
 Probes as Kubernetes means them: `/health` (liveness) answers 204 whenever the process can
 answer at all, so a broker or Redis outage never restarts every pod; `/ready` (readiness)
@@ -7,6 +8,10 @@ cannot work is taken out of rotation and put back by itself.
 
 A process whose app has stopped does not stay to answer them: a start that fails, or an app
 whose lifespan ends while the server runs, ends the process with a non-zero status (`serve`).
+
+Metrics are unauthenticated and say how busy each tenant is, so they are never on the API
+port, which may be public: `serve` answers them on `metrics_port` (unset: not at all), which
+deployments keep inside the cluster (docs/security.md).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import uvicorn
 from faststream.asgi import AsgiFastStream, AsgiResponse, get
 from faststream.kafka import KafkaBroker
 from faststream.specification import AsyncAPI
-from prometheus_client import REGISTRY, make_asgi_app
+from prometheus_client import start_http_server
 from uvicorn.lifespan.on import LifespanOn
 
 from shared.logs import configure_logging
@@ -71,7 +76,7 @@ def build_app(
     """The service as an ASGI app with its probes (see the module docstring)."""
     return AsgiFastStream(
         broker,
-        asgi_routes=[("/metrics", make_asgi_app(REGISTRY)), *probes(broker, *ready)],
+        asgi_routes=probes(broker, *ready),
         lifespan=lifespan,
         specification=AsyncAPI(title=title, description=description, version="1.0.0"),
     )
@@ -127,6 +132,7 @@ class Server(uvicorn.Server):
 def serve(app: Any, settings: InfraSettings, name: str = "planwire") -> None:
     """Run an ASGI app under uvicorn until SIGTERM or Ctrl-C."""
     configure_logging(settings.log_level, settings.log_format, name)
+    serve_metrics(settings)
     config = uvicorn.Config(
         app, host=settings.http_host, port=settings.http_port, log_level="warning", lifespan="on"
     )
@@ -135,4 +141,16 @@ def serve(app: Any, settings: InfraSettings, name: str = "planwire") -> None:
         server.run()
     # As uvicorn.run, a failed start is the process's failure; so is an app that died after.
     if not server.started or server.app_died:
+        sys.exit(STARTUP_FAILURE)
+
+
+def serve_metrics(settings: InfraSettings) -> None:
+    """`/metrics` on `settings.metrics_port` in a thread of its own (prometheus_client's
+    server); a port that cannot be had ends the process, as a failed API port would."""
+    if settings.metrics_port is None:
+        return
+    try:
+        start_http_server(settings.metrics_port, settings.http_host)
+    except OSError as error:
+        log.error("cannot serve metrics on port %s: %s", settings.metrics_port, error)
         sys.exit(STARTUP_FAILURE)

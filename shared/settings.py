@@ -72,6 +72,11 @@ class InfraSettings(BaseSettings):
     claim_lease_s: float = 15.0
     http_host: str = "127.0.0.1"
     http_port: int = 8000
+    # Prometheus's /metrics is served on this port of `http_host`, never on the API port:
+    # the API port may be public and metrics are unauthenticated (docs/security.md). Unset:
+    # no metrics served (a process started by hand, a test); deployments and the embedded
+    # stack set it.
+    metrics_port: int | None = None
     dedupe_ttl_s: int = 7 * 24 * 3600
     session_ttl_s: int = 30 * 24 * 3600
     # How much context model calls are given (shared/policy.py reads it where prompts are

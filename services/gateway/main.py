@@ -15,7 +15,6 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from prometheus_client import REGISTRY, make_asgi_app
 from pydantic_settings import SettingsConfigDict
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -73,6 +72,9 @@ class Settings(InfraSettings):
     # JSON list): /ready says 503 while one does not answer, so a local user's gateway does
     # not look fine while a turn would wait for a dead annotator.
     ready_peers: list[str] = []
+    # /docs, /redoc and /openapi.json describe every route to anyone, key or not: off in the
+    # production overlay (docs/security.md); on by default for people trying the API.
+    api_docs: bool = True
 
 
 WEB = Path(__file__).parent / "web"
@@ -146,6 +148,7 @@ app = FastAPI(
     version="1.0.0",
     lifespan=lifespan,
     telemetry={"tracing": False, "metrics": False, "logs": False},
+    openapi_url="/openapi.json" if settings.api_docs else None,  # None: no /docs nor /redoc
 )
 app.add_middleware(TraceRequests, service="gateway")  # a turn's trace starts at its request
 app.include_router(routes.router)
@@ -153,7 +156,6 @@ app.include_router(access.router)
 app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
 keyless_loopback = not settings.api_keys and auth.is_loopback(settings.http_host)
 app.add_middleware(HostGuard, allowed=allowed_hosts(settings.allowed_hosts, keyless_loopback))
-app.mount("/metrics", make_asgi_app(REGISTRY))
 app.mount("/ui", StaticFiles(directory=WEB), name="ui")
 
 

@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 from fastapi import FastAPI, Response
-from prometheus_client import REGISTRY, Counter, Gauge, make_asgi_app
+from prometheus_client import Counter, Gauge
 
 from planwire.topology import RUNNERS, SERVICES
 from schemas.plan import RunStep
@@ -126,7 +126,7 @@ async def sample_forever(sampler: LagSampler, every_s: float) -> None:
 
 
 def create_app(settings: Settings, *, discovered_only: bool) -> FastAPI:
-    """`/metrics` and `/health`; the sampler runs for the app's lifetime."""
+    """`/health` (metrics: `serve`'s own port); the sampler runs for the app's lifetime."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -137,7 +137,6 @@ def create_app(settings: Settings, *, discovered_only: bool) -> FastAPI:
             yield
 
     app = FastAPI(title="planwire lag exporter", lifespan=lifespan)
-    app.mount("/metrics", make_asgi_app(REGISTRY))
 
     @app.get("/health", include_in_schema=False)
     @app.get("/ready", include_in_schema=False)

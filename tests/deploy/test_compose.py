@@ -87,6 +87,14 @@ def test_prometheus_admin_api_is_off_and_bound_to_loopback():
     assert all(p.startswith("127.0.0.1:") for p in _ports(prometheus))
 
 
+def test_only_the_api_port_is_published_never_the_metrics_port():
+    """Metrics are unauthenticated: Prometheus reaches them inside the compose network."""
+    services = compose()["services"]
+    assert _ports(services["gateway"]) == ["8000:8000"]
+    published = [p for name in set(services) - INFRA for p in _ports(services[name])]
+    assert not any("9464" in p for p in published)
+
+
 def _ports(service: dict) -> list[str]:
     return [str(p) for p in service.get("ports", [])]
 
@@ -189,8 +197,10 @@ def test_prometheus_scrapes_every_replica_of_every_planwire_service():
     job = next(j for j in config["scrape_configs"] if j["job_name"] == "planwire")
     assert "static_configs" not in job, "static targets never see scaled replicas"
     (sd,) = job["dns_sd_configs"]
-    assert sd["type"] == "A" and sd["port"] == 8000
+    assert sd["type"] == "A" and sd["port"] == 9464
     planwire = set(compose()["services"]) - INFRA
+    for name in planwire:
+        assert compose()["services"][name]["environment"]["PLANWIRE_METRICS_PORT"] == "9464"
     assert set(sd["names"]) == planwire
     # A fixed container name or host port would make `--scale` fail for that service.
     for name in planwire - {"gateway"}:

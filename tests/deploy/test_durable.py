@@ -9,7 +9,7 @@ import yaml
 
 from deploy.inventory import topics
 from shared.settings import InfraSettings
-from tests.deploy.test_k8s import K8S_VERSION
+from tests.deploy.test_k8s import K8S_VERSION, ingress_rules, pod_templates, selects
 from tests.deploy.tools import ROOT
 
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
@@ -35,8 +35,8 @@ def test_every_topic_is_a_strimzi_topic_with_three_replicas_two_in_sync():
 
 
 def test_the_valkey_manifest_is_valid_and_keeps_its_aof_on_a_volume_without_eviction():
-    stateful, service = docs("k8s/valkey/valkey.yaml")
-    for doc in (stateful, service):
+    stateful, service, policy = docs("k8s/valkey/valkey.yaml")
+    for doc in (stateful, service, policy):
         kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
     args = stateful["spec"]["template"]["spec"]["containers"][0]["args"]
     pairs = dict(zip(args[::2], args[1::2], strict=True))
@@ -47,6 +47,20 @@ def test_the_valkey_manifest_is_valid_and_keeps_its_aof_on_a_volume_without_evic
     # The services' default Redis URL names this Service.
     assert service["metadata"]["name"] == "valkey"
     assert "//valkey:6379" in (ROOT / "k8s/base/config.env").read_text()
+
+
+def test_only_the_services_reach_valkey():
+    stateful, _service, policy = docs("k8s/valkey/valkey.yaml")
+    valkey = stateful["spec"]["template"]["metadata"]["labels"]
+    (rule,) = ingress_rules(valkey, [policy])
+    assert rule["ports"] == [{"port": 6379, "protocol": "TCP"}]
+    (source,) = rule["from"]
+    assert set(source) == {"podSelector"}  # this namespace only
+    pods = pod_templates("k8s/base")
+    reaching = {name for name, labels in pods.items() if selects(source["podSelector"], labels)}
+    # Every service's pods; not the lag exporter nor the topic Job (they talk to Kafka only).
+    assert reaching == {n for n in pods if not n.startswith(("lag", "kafka-topics"))}
+    assert "gateway" in reaching and "specialist-gmail" in reaching
 
 
 def test_services_default_to_durable_producers_and_replicated_topics(monkeypatch):

@@ -16,6 +16,7 @@ from schemas.plan import FIXED_RUNNERS
 from tests.deploy.tools import ROOT, run
 
 K8S_VERSION = "1.30.0"
+PROMETHEUS_POD = {"app.kubernetes.io/name": "prometheus"}  # as the Prometheus Operator labels it
 # Custom resources: no schema ships with kubernetes-validate. The Prometheus Operator's are
 # checked structurally below; KEDA's ScaledObjects against KEDA's CRD schema in
 # tests/deploy/test_scaling.py.
@@ -204,6 +205,60 @@ def test_settings_come_from_the_configmap_and_secrets_from_planwire_secrets():
     assert "PLANWIRE_API_KEYS" in gateway_env
 
 
+def test_every_gateway_replica_signs_cookies_with_the_same_secret_from_the_secret():
+    (box,) = of_kind("Deployment")["gateway"]["spec"]["template"]["spec"]["containers"]
+    refs = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in box["env"]}
+    secret = refs["PLANWIRE_AUTH_SECRET"]
+    assert secret["name"] == "planwire-secrets" and secret["optional"] is False
+    example = yaml.safe_load((ROOT / "k8s/base/secret.example.yaml").read_text())
+    assert secret["key"] in example["stringData"]
+
+
+def selects(selector: dict, labels: dict) -> bool:
+    """A Kubernetes label selector (matchLabels and In/NotIn expressions); {} selects all."""
+    if not all(labels.get(k) == v for k, v in selector.get("matchLabels", {}).items()):
+        return False
+    for term in selector.get("matchExpressions", []):
+        inside = labels.get(term["key"]) in term["values"]
+        if inside != (term["operator"] == "In"):
+            return False
+    return True
+
+
+def ingress_rules(labels: dict, policies: list[dict]) -> list[dict] | None:
+    """The ingress rules that apply to a pod with these labels; None: not isolated (all in)."""
+    chosen = [
+        p
+        for p in policies
+        if "Ingress" in p["spec"]["policyTypes"] and selects(p["spec"]["podSelector"], labels)
+    ]
+    return None if not chosen else [r for p in chosen for r in p["spec"].get("ingress", [])]
+
+
+def pod_templates(overlay: str) -> dict[str, dict]:
+    """Every pod the overlay runs (Deployments and the topic Job), by workload name."""
+    return {
+        name: doc["spec"]["template"]["metadata"]["labels"]
+        for kind in ("Deployment", "Job")
+        for name, doc in of_kind(kind, overlay).items()
+    }
+
+
+@pytest.mark.parametrize("overlay", ["k8s/base", "k8s/overlays/production"])
+def test_only_the_gateway_takes_ingress_and_only_prometheus_scrapes(overlay):
+    policies = list(of_kind("NetworkPolicy", overlay).values())
+    scrape = [{"namespaceSelector": {}, "podSelector": {"matchLabels": PROMETHEUS_POD}}]
+    for name, labels in pod_templates(overlay).items():
+        rules = ingress_rules(labels, policies)
+        assert rules is not None, f"{name}: no policy isolates it"
+        from_anyone = {p["port"] for r in rules if "from" not in r for p in r["ports"]}
+        assert from_anyone == ({"http"} if name == "gateway" else set()), name
+        for rule in (r for r in rules if "from" in r):
+            assert rule == {"from": scrape, "ports": [{"port": "metrics", "protocol": "TCP"}]}
+    # A pod someone else runs in the namespace (a Kafka, a debugging shell) takes nothing.
+    assert ingress_rules({"app": "other"}, policies) == []
+
+
 def test_the_topic_job_reads_the_rendered_topic_list():
     (job,) = of_kind("Job").values()
     topics = of_kind("ConfigMap")["planwire-topics"]["data"]["topics.txt"]
@@ -213,15 +268,26 @@ def test_the_topic_job_reads_the_rendered_topic_list():
     assert pod["volumes"][-1] == {"name": "topics", "configMap": {"name": "planwire-topics"}}
 
 
-def test_the_pod_monitor_scrapes_every_planwire_pod():
+def test_the_pod_monitor_scrapes_every_planwire_pod_on_its_metrics_port():
     (monitor,) = of_kind("PodMonitor").values()
     assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
     selector = monitor["spec"]["selector"]["matchLabels"]
     (endpoint,) = monitor["spec"]["podMetricsEndpoints"]
-    assert endpoint["port"] == "http" and endpoint["path"] == "/metrics"
+    assert endpoint["port"] == "metrics" and endpoint["path"] == "/metrics"
     assert {r["targetLabel"] for r in endpoint["relabelings"]} == {"component", "workload"}
+    _name, config = settings_map()
     for name, deployment in of_kind("Deployment").items():
         assert _selects(selector, deployment["spec"]["template"]["metadata"]["labels"]), name
+        (box,) = deployment["spec"]["template"]["spec"]["containers"]
+        ports = {p["name"]: p["containerPort"] for p in box["ports"]}
+        assert str(ports["metrics"]) == config["PLANWIRE_METRICS_PORT"], name
+        assert ports["metrics"] != ports["http"], name
+
+
+def test_no_service_exposes_the_metrics_port():
+    for name, service in of_kind("Service").items():
+        exposed = {p["targetPort"] for p in service["spec"]["ports"]}
+        assert exposed == {"http"}, name
 
 
 def test_the_prometheus_rule_carries_the_alerts_file():
@@ -234,7 +300,7 @@ def test_only_known_custom_resources_skip_schema_validation():
     custom = {
         (d["apiVersion"], d["kind"]) for d in rendered() if "." in d["apiVersion"].split("/")[0]
     }
-    builtin_groups = {"apps", "batch", "policy", "autoscaling"}
+    builtin_groups = {"apps", "batch", "policy", "autoscaling", "networking.k8s.io"}
     assert {c for c in custom if c[0].split("/")[0] not in builtin_groups} <= CRD_KINDS
 
 
@@ -247,6 +313,11 @@ def test_production_runs_two_of_every_core_service_from_a_registry_image():
     for deployment in of_kind("Deployment", "k8s/overlays/production").values():
         image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
         assert "/" in image and not image.endswith(":latest")
+
+
+def test_production_turns_the_api_docs_off():
+    assert settings_map("k8s/overlays/production")[1]["PLANWIRE_API_DOCS"] == "false"
+    assert "PLANWIRE_API_DOCS" not in settings_map()[1]  # the base keeps the default (on)
 
 
 def test_a_changed_setting_renames_the_config_so_the_pods_roll(tmp_path):

@@ -32,7 +32,7 @@ def test_every_eval_case_passes_on_the_chaos_model(monkeypatch):
     with EmbeddedStack(ModelSettings(model="chaos")) as stack:
         results = asyncio.run(evaluate(cases, stack.gateway_url, timeout_s=120, concurrency=4))
         metrics = {
-            name: httpx.get(stack.service_urls[name] + "/metrics").text
+            name: httpx.get(stack.metrics_urls[name]).text
             for name in ("annotator", "planner", "conversation")
         }
     failed = [(r.id, r.missing, r.forbidden, r.extra, r.error) for r in results if not r.passed]

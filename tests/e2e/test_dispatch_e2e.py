@@ -27,6 +27,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from redis.asyncio import Redis
 
 from catalog import load_catalogue
+from planwire.procs import free_ports
 from planwire.stack import BROKER_PRODUCER_ENV
 from schemas.confirmation import RequirementsConfirmed
 from schemas.plan import FIXED_RUNNERS, RunStep, StepCompleted, StepProgressed, WorkflowCompleted
@@ -83,6 +84,7 @@ class Proc:
     log: Path
     env: dict[str, str] | None = None
     port: int | None = None
+    metrics_port: int | None = None
     popen: subprocess.Popen | None = None
 
     def start(self) -> Proc:
@@ -131,7 +133,7 @@ class Stack:
     procs: dict[str, Proc] = field(default_factory=dict)
 
     def service(self, name: str, *args: str) -> Proc:
-        port = free_port()
+        port, metrics_port = free_ports(2)
         env = {
             **os.environ,
             "PYTHONPATH": str(ROOT),
@@ -139,6 +141,7 @@ class Stack:
             "PLANWIRE_REDIS_URL": self.redis_url,
             "PLANWIRE_FETCH_MAX_WAIT_MS": "5",
             "PLANWIRE_HTTP_PORT": str(port),
+            "PLANWIRE_METRICS_PORT": str(metrics_port),
             "PLANWIRE_STEP_TIMEOUT_S": str(STEP_TIMEOUT_S),
             "PLANWIRE_STEP_ATTEMPTS": str(STEP_ATTEMPTS),
             "PLANWIRE_SPECIALIST_DELAY_S": str(STEP_DELAY_S),
@@ -152,14 +155,15 @@ class Stack:
             **BROKER_PRODUCER_ENV["tansu"],
         }
         argv = [sys.executable, "-m", f"services.{name}.main", *args]
-        proc = Proc(name, argv, self.logs / f"{name}.log", env, port).start()
+        proc = Proc(name, argv, self.logs / f"{name}.log", env, port, metrics_port).start()
         self.procs[name] = proc
         return proc
 
     async def metric(self, service: str, name: str, **labels: str) -> float:
         """Sum of a counter's samples with these labels in a service's /metrics (0 when absent)."""
         async with httpx.AsyncClient() as http:
-            text = (await http.get(f"http://127.0.0.1:{self.procs[service].port}/metrics")).text
+            url = f"http://127.0.0.1:{self.procs[service].metrics_port}/metrics"
+            text = (await http.get(url)).text
         wanted = [f'{k}="{v}"' for k, v in labels.items()]
         lines = [
             line

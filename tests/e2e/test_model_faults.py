@@ -102,7 +102,7 @@ async def test_faults_are_retried_repaired_or_fall_back_and_notes_stay_right(fau
     assert {"gmail", "pdf_parser", "google_sheets", "slack", "scheduler"} <= noted
     assert not {"hubspot", "hubspott", "salesforce"} & noted
     assert not fake.pending, "every scripted fault was served"
-    metrics = httpx.get(stack.service_urls["annotator"] + "/metrics").text
+    metrics = httpx.get(stack.metrics_urls["annotator"]).text
     assert value(metrics, "planwire_model_retries_total", role="annotator") >= 1
     assert value(metrics, "planwire_model_repairs_total", role="annotator") >= 2
     assert (

@@ -7,6 +7,7 @@ import shutil
 import socket
 import subprocess
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -29,8 +30,9 @@ def free_port() -> int:
 
 
 def scrape_config(targets: dict[str, str]) -> str:
+    """A job per service, scraping its metrics URL (Prometheus asks for `/metrics` itself)."""
     jobs = "".join(
-        f"  - job_name: {name}\n    static_configs:\n      - targets: ['{url.removeprefix('http://')}']\n"
+        f"  - job_name: {name}\n    static_configs:\n      - targets: ['{urlsplit(url).netloc}']\n"
         for name, url in targets.items()
     )
     return f"global:\n  scrape_interval: 1s\nscrape_configs:\n{jobs}"
@@ -40,7 +42,7 @@ def scrape_config(targets: dict[str, str]) -> str:
 def prometheus(stack, tmp_path: Path):
     binary = shutil.which("prometheus")
     assert binary, "Debian's prometheus package is missing: run .ci/install-system-deps.sh"
-    (tmp_path / "prometheus.yml").write_text(scrape_config(stack.service_urls))
+    (tmp_path / "prometheus.yml").write_text(scrape_config(stack.metrics_urls))
     port = free_port()
     argv = [
         binary,
@@ -86,6 +88,6 @@ async def test_prometheus_sees_turns_model_calls_and_dispatch_steps(stack, prome
             client, 'sum(planwire_model_calls_total{role="annotator"})', len(TURNS)
         )
         steps = await eventually(client, 'sum(planwire_steps_run_total{outcome="ok"})', 3)
-        up = await eventually(client, "sum(up)", len(stack.service_urls))
+        up = await eventually(client, "sum(up)", len(stack.metrics_urls))
     assert turns >= len(TURNS) + 1 and calls >= len(TURNS) and steps >= 3
-    assert up == len(stack.service_urls), "every service's /metrics was scraped"
+    assert up == len(stack.metrics_urls), "every service's /metrics was scraped"
