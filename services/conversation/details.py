@@ -58,8 +58,13 @@ def step_values(
 
 
 def condition_lines(words: str) -> list[str]:
-    """'Only when amount is over 150' for each condition the user stated."""
-    return [f"Only when {describe(c)}" for c in stated_conditions(words)] if words else []
+    """'Only when amount is over 150 ("...")' for each condition the user stated, with the
+    user's words, so a person can check the reading."""
+    return (
+        [f'Only when {describe(c)} ("{c.quote[:120]}")' for c in stated_conditions(words)]
+        if words
+        else []
+    )
 
 
 def describe(condition: Condition) -> str:

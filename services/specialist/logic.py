@@ -46,6 +46,8 @@ STRING_DEFAULTS = {
     "expression": "sum(total)",
     "output_field": "result",
 }
+# Stand-ins that are phone numbers: only where the schema asks for one (E.164 pattern).
+PHONE_FIELDS = {"to", "from_number"}
 NUMBER_DEFAULTS = {
     "max_words": 150,
     "poll_minutes": 60,
@@ -152,6 +154,8 @@ def default_value(name: str, spec: dict[str, Any]) -> Any:
         return _clamp(NUMBER_DEFAULTS.get(name, spec.get("minimum", 0)), spec)
     if kind == "array":
         return list(ARRAY_DEFAULTS.get(name, []))[: spec.get("maxItems", 30)]
+    if name in PHONE_FIELDS and "pattern" not in spec:
+        return "recipient to be chosen"  # an e-mail "to": no phone stand-in in an address field
     if name in STRING_DEFAULTS:
         return STRING_DEFAULTS[name]
     if name.endswith("_template"):

@@ -216,3 +216,10 @@ def test_a_value_the_user_turned_down_is_not_used_even_where_it_was_said_first()
 )
 def test_a_conversion_rate_the_user_gave_multiplies_the_amount(words, expression):
     assert config("calculator", words, "calculate")["expression"] == expression
+
+
+def test_an_email_with_no_recipient_stated_is_left_to_fill_in_not_given_a_phone_number():
+    assert config("gmail", "Email me the weekly summary.", "send_email")["to"] == (
+        "recipient to be chosen"
+    )
+    assert config("twilio_sms", "Text me the summary.", "send_sms")["to"].startswith("+")
