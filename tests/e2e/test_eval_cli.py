@@ -76,6 +76,8 @@ def test_eval_passes_a_shared_case_and_reports_it(stack, tmp_path):
         "plan",
         "shape",
         "workflow",
+        "confirmation",
+        "unconfirmed",
     } <= set(case)
     assert case["passed"] and {"zendesk", "jira", "sentiment"} <= set(case["plan"])
     # The saved document as the gateway serves it, one node per planned app.
@@ -92,6 +94,8 @@ def test_eval_passes_a_shared_case_and_reports_it(stack, tmp_path):
         "shape_checks": 0,
         "shape_cases": 0,
         "shape_cases_passed": 0,
+        "values_stated": 0,
+        "values_unconfirmed": 0,
         "prompt_tokens": 0,
         "completion_tokens": 0,
         "model": "heuristic",
