@@ -30,31 +30,35 @@ UNITS = {"kg", "kilo", "kilogram", "gram", "lb", "ounce", "mile", "km", "kilomet
 UNITS |= {"celsius", "fahrenheit", "litre", "liter", "gallon", "hour", "minute", "metre"}
 
 
-def _sentences(text: str, words: re.Pattern[str]) -> Iterator[tuple[int, str]]:
+def _tokens(text: str, words: re.Pattern[str]) -> Iterator[tuple[int, Token]]:
+    """Each token (with its sentence's start) of the sentences holding one of the words."""
     for found in SENTENCE.finditer(text):
         if words.search(found.group()):
-            yield found.start(), found.group().rstrip()
+            for token in parse(found.group().rstrip()):
+                yield found.start(), token
+
+
+def _hit(start: int, token: Token, id_: str) -> Hit:
+    return Hit(start + token.idx, start + token.idx + len(token), id_)
 
 
 def text_message_hits(text: str) -> list[Hit]:
     """A text as a message sent or received ("get a text", "by text"), not a text's words."""
-    hits = []
-    for start, sentence in _sentences(text, SMS_WORDS):
-        for token in parse(sentence):
-            if token.lower_ in ("text", "texts", "txt", "txts") and _a_message(token):
-                hits.append(Hit(start + token.idx, start + token.idx + len(token), "twilio_sms"))
-    return hits
+    return [
+        _hit(start, token, "twilio_sms")
+        for start, token in _tokens(text, SMS_WORDS)
+        if token.lower_ in ("text", "texts", "txt", "txts") and _a_message(token)
+    ]
 
 
 def text_verb_hits(text: str) -> list[Hit]:
     """ "text" as the verb of sending one ("text it to my phone"); who texts whom, and
     whether it is restricted, the SMS guard reads (catalog/guards.py)."""
-    hits = []
-    for start, sentence in _sentences(text, SMS_WORDS):
-        for token in parse(sentence):
-            if token.pos_ == "VERB" and token.lemma_ in ("text", "txt"):
-                hits.append(Hit(start + token.idx, start + token.idx + len(token), "twilio_sms"))
-    return hits
+    return [
+        _hit(start, token, "twilio_sms")
+        for start, token in _tokens(text, SMS_WORDS)
+        if token.pos_ == "VERB" and token.lemma_ in ("text", "txt")
+    ]
 
 
 def _a_message(token: Token) -> bool:
@@ -69,12 +73,11 @@ def _a_message(token: Token) -> bool:
 
 def conversion_hits(text: str) -> list[Hit]:
     """A number converted into money or a unit ("convert the amount to USD")."""
-    hits = []
-    for start, sentence in _sentences(text, CONVERT):
-        for token in parse(sentence):
-            if token.lemma_ == "convert" and _into_measure(token):
-                hits.append(Hit(start + token.idx, start + token.idx + len(token), "calculator"))
-    return hits
+    return [
+        _hit(start, token, "calculator")
+        for start, token in _tokens(text, CONVERT)
+        if token.lemma_ == "convert" and _into_measure(token)
+    ]
 
 
 def _into_measure(verb: Token) -> bool:
