@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from catalog.values.owners import alias_words
+
 # Container noun -> the config properties its name may fill, closest first.
 NOUNS: dict[str, tuple[str, ...]] = {
     "spreadsheet": ("spreadsheet", "sheet"),
@@ -34,7 +36,7 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "project": ("project", "project_key"),
     "database": ("database", "parent"),
     "db": ("database", "parent"),
-    "page": ("parent",),
+    "page": ("parent", "database"),
     "bucket": ("bucket",),
     "repository": ("repository", "project"),
     "repo": ("repository", "project"),
@@ -59,7 +61,8 @@ TITLE = r"((?:[A-Z][\w-]*|[0-9]+)(?:[ \t]+(?:[A-Z][\w-]*|[0-9]+)){0,3})"
 CALLED_NAME = r"((?:[A-Z0-9][\w-]*)(?:[ \t]+(?!(?:{stop})\b)[\w-]+){{0,4}})"
 STOP = (
     "and|or|but|so|then|with|for|to|in|on|at|by|from|of|that|which|where|please|already|"
-    "too|also|now|there|here|it|is|are|was|the|a|an|our|my|when|if|as|each|every"
+    "too|also|now|there|here|it|is|are|was|the|a|an|our|my|when|if|as|each|every|instead|"
+    "again|anyway|though|later|only|either|both|please"
 )
 # What may stand between a noun and "called": a few words, but no other container noun
 # ("a page in a Notion database called X" names the database).
@@ -78,19 +81,38 @@ FORMS = (
     re.compile(
         rf"\b((?i:label|tag))(?i:s|l?ed|ged)?[ \t]+(?:it|them|each[ \t]+one)[ \t]+(?:as[ \t]+)?(?:{QUOTED}|{TITLE})"
     ),
+    # "auto-labeled 'sponsors'", "tagged as 'vip'": the quoted word is the label.
+    re.compile(rf"\b((?i:label|tag))(?i:l?ed|ged)[ \t]+(?:(?i:as|with)[ \t]+)?{QUOTED}"),
+    # "a google sheet, 'Listener Texts'", "our sheet, Churn Log.": the name said beside it.
+    re.compile(rf"\b({NOUN}),[ \t]+(?:{QUOTED}|{TITLE}(?=[ \t]*(?:[.;!?]|$)))", re.M),
 )
-# "table Guests", "channel Shift Handover": the noun lower case, the name in Title Case.
-NOUN_THEN_TITLE = re.compile(rf"\b({NOUN})[ \t]+{TITLE}\b")
+# "table Guests", "channel Shift Handover", "base is Pitch Tracker": the noun lower case, the
+# name in Title Case.
+NOUN_THEN_TITLE = re.compile(rf"\b({NOUN})[ \t]+(?:(?:is|=|:)[ \t]+)?{TITLE}\b")
 # "the Duty Managers channel", "our Referrals base", "the case_notes table".
 TITLE_THEN_NOUN = re.compile(
     r"\b(?i:the|our|my|your|their|its|a|an|this|that|in|to|into|on)[ \t]+"
     rf"(?:{TITLE}|([a-z0-9]+(?:[_.-][a-z0-9]+)+))[ \t]+({NOUN})\b"
 )
-# "the users table", "table shipments": a table is named by one lower-case word too.
-TABLE_WORD = re.compile(
-    r"(?:\b(?i:the|our|my|a|its|their)|,)[ \t]+([a-z][a-z0-9_]*)[ \t]+(table)\b"
-    r"|\b(table)[ \t]+([a-z][a-z0-9_]*)(?=[ \t]*(?:[,;:!?)]|\.(?!\w)|$|\n|[ \t]+with\b))"
+# "the users table", "our Airtable housekeeping base", "the budget spreadsheet": a thing is
+# named by one lower-case word between a determiner (and maybe its app's name) and its noun;
+# "table shipments" after a table's noun too. A word that describes rather than names (a
+# modifier, an app's own word) is no name: `_one_word`.
+WORD_THEN_NOUN = re.compile(
+    r"(?:\b(?i:the|our|my|a|its|their|your)|,)[ \t]+(?:[A-Z][\w-]*[ \t]+)?"
+    rf"([a-z][a-z0-9_]*)[ \t]+({NOUN})\b"
 )
+TABLE_WORD = re.compile(
+    r"\b(table)[ \t]+([a-z][a-z0-9_]*)(?=[ \t]*(?:[,;:!?)]|\.(?!\w)|$|\n|[ \t]+with\b))"
+)
+# Words that say which kind, whose or when, not which one ("a shared sheet", "the new board").
+_MODIFIER_WORDS = (
+    "whole pivot same new main shared private public right correct usual existing separate "
+    "different specific relevant master big small old current own other first second last next "
+    "single daily weekly monthly yearly annual team company personal general central one "
+    "google online internal external proper"
+)
+MODIFIERS = frozenset(_MODIFIER_WORDS.split())
 # "into /fieldwork/scans": a path says it is a folder without a noun.
 PATH = re.compile(r"(?<![\w/:.])(/[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+/?)(?![\w/])")
 NOT_NAMES = re.compile(
@@ -126,10 +148,12 @@ def names(text: str) -> list[Name]:
             found.append(Name(m.start(), m.end(), targets_of(noun), name.strip(), at))
     for m in NOUN_THEN_TITLE.finditer(text):
         found.append(Name(m.start(), m.end(), targets_of(m[1]), m[2], m.start(2)))
+    for m in WORD_THEN_NOUN.finditer(text):
+        if _one_word(m[1]):
+            found.append(Name(m.start(1), m.end(), targets_of(m[2]), m[1], m.start(1)))
     for m in TABLE_WORD.finditer(text):
-        name, at = (m[1], m.start(1)) if m[1] else (m[4], m.start(4))
-        if not re.fullmatch(STOP, name) and name not in ("whole", "pivot", "same", "new"):
-            found.append(Name(m.start(), m.end(), NOUNS["table"], name, at))
+        if _one_word(m[2]):
+            found.append(Name(m.start(), m.end(), NOUNS["table"], m[2], m.start(2)))
     found += [
         Name(m.start(1), m.end(1), NOUNS["folder"], m[1].rstrip("."), m.start(1))
         for m in PATH.finditer(text)
@@ -144,9 +168,16 @@ def _parts(m: re.Match[str]) -> tuple[str, str, int]:
     # Each form has one noun group and one name group, in either order.
     groups = [(m.group(i), m.start(i)) for i in range(1, (m.re.groups or 0) + 1) if m.group(i)]
     (first, first_at), (second, second_at) = groups[0], groups[-1]
-    if targets_of(first):
+    quoted = first_at > 0 and m.string[first_at - 1] in "\"'‘“`"
+    if targets_of(first) and not quoted:  # "the 'Inbox' list": a quoted noun is the name
         return first, second, second_at
     return second, first, first_at
+
+
+def _one_word(word: str) -> bool:
+    """A lower-case word that can name a thing: not a stop word, a modifier or an app's word
+    ("the slack channel" names no channel)."""
+    return not re.fullmatch(STOP, word) and word not in MODIFIERS | alias_words()
 
 
 def _plausible(value: str) -> bool:

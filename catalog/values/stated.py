@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from catalog.values import languages, owners
 from catalog.values.names import names
+from catalog.values.recipients import recipients
 
 
 class Candidate(NamedTuple):
@@ -33,6 +34,8 @@ class Candidate(NamedTuple):
 CHANNEL_NAMED = re.compile(r"\b(?:the\s+)?([a-z0-9][a-z0-9._-]{1,79})\s+channel\b", re.I)
 NOT_CHANNELS = {"a", "the", "this", "that", "each", "every", "same", "one", "our", "my", "your",
                 "their", "slack", "teams", "discord", "team", "private", "public", "new"}  # fmt: skip
+# "@lateshiftpod": a chat's handle (an address's "@" has a name before it).
+HANDLE = re.compile(r"(?<![\w.@+-])@([a-z][a-z0-9_]{3,31})\b", re.IGNORECASE)
 HASH_CHANNEL = re.compile(r"(?<![\w&/])#([a-z0-9][a-z0-9._-]{0,79})", re.IGNORECASE)
 EMAIL = re.compile(r"(?<![\w.+-])([a-z0-9._%+-]+@(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*)?)", re.IGNORECASE)
 PHONE = re.compile(r"(?<![\w+])\+[1-9][0-9 ()-]{6,18}[0-9]")
@@ -62,6 +65,8 @@ TURNED_DOWN = re.compile(
     r"(?<!\w)(?:not|no|never|instead\s+of|rather\s+than)\s+(?:(?:the|in|to|into|on|at|our|my)\s+)?\Z",
     re.IGNORECASE,
 )
+# A recipient placeholder from recipients.py, before it is shaped for its field.
+PERSON = re.compile(r"\{([a-z]*)\}")
 EMAIL_TARGETS = ("to", "email", "cc", "query", "filter")
 PARTIAL_EMAIL_TARGETS = ("query", "filter")
 
@@ -85,7 +90,12 @@ def candidates(text: str) -> tuple[Candidate, ...]:
         for m in CHANNEL_NAMED.finditer(text)
         if m[1].lower() not in NOT_CHANNELS
     ]
+    found += [
+        Candidate(m.start(), m.end(), ("chat_id",), "@" + m[1]) for m in HANDLE.finditer(text)
+    ]
     found += _emails(text) + _phones(text) + _locations(text) + _searches(text)
+    # "text the customer": a person in the data, less direct than a number (rank 1).
+    found += [Candidate(start, end, ("to",), value, 1) for start, end, value in recipients(text)]
     return tuple(sorted(found + languages.candidates(text)))
 
 
@@ -202,9 +212,14 @@ def shaped(name: str, value: str, before: str) -> str:
 
 def as_property(value: Any, spec: dict[str, Any]) -> Any:
     """One stated value as the property holds it: a list property gets a one-item list, a
-    Slack-style lower-case channel its slug ("Shift Handover" -> "#shift-handover")."""
+    Slack-style lower-case channel its slug ("Shift Handover" -> "#shift-handover"), a person
+    in the data the field of theirs the property takes ("{customer}" -> "{customer_phone}")."""
     if spec.get("type") == "array":
         return [value]
+    person = PERSON.fullmatch(value) if isinstance(value, str) else None
+    if person:
+        field = "phone" if "phone" in spec.get("description", "").lower() else "email"
+        return "{" + "_".join(filter(None, (person[1], field))) + "}"
     pattern = spec.get("pattern", "")
     if isinstance(value, str) and pattern.startswith("^#?[a-z") and not value.startswith("#"):
         return "#" + re.sub(r"[^a-z0-9._-]+", "-", value.lower()).strip("-")

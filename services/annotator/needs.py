@@ -16,9 +16,10 @@ from collections.abc import Iterable, Sequence
 from catalog import Catalogue
 from catalog.flow import SCHEDULER, operation_of, ordered, trigger_of, wanted_refs
 from catalog.operations import Operation, operations_for
+from catalog.values import crons, extract, stated
+from catalog.values.fromwords import value_from_text
 from schemas.turn import ChatMessage, Notes
 from services.annotator.closing import said_done
-from services.annotator.stated import CHECKS, stated
 
 ASK_TRIGGER = (
     "What should start it: a schedule (say when), or something that happens in one of your apps?"
@@ -90,8 +91,9 @@ NOT_AN_ANSWER = re.compile(
     re.IGNORECASE,
 )
 ANSWER_WORDS = 6
-# Values recognisable on their own, whatever was asked ("#billing", an address, "9am").
-DISTINCT = {f: CHECKS[f] for f in ("channel", "to", "cron", "url", "target_language")}
+# Values recognisable on their own, whatever was asked ("#billing", an address, "9am"): the
+# fields a reply's value may fill, read by the same finders that fill the configs.
+DISTINCT = ("channel", "to", "cron", "url", "target_language")
 
 
 def singular(word: str) -> str:
@@ -162,18 +164,25 @@ def start_questions(notes: Notes, catalogue: Catalogue) -> list[str]:
 
 
 def value_questions(notes: Notes, words: str, catalogue: Catalogue) -> list[tuple[str | None, str]]:
-    """(field, question) per required value of a step's operation the words do not state."""
-    trigger = trigger_of(notes, catalogue)
+    """(field, question) per required value of a step's operation the words do not state.
+
+    "Stated" is what the specialist step will write into the config (catalog/values), so a
+    value the confirmation shows is never asked for and one the workflow would leave open
+    always is."""
+    trigger, steps = trigger_of(notes, catalogue), ordered(notes, catalogue)
     questions: list[tuple[str | None, str]] = []
-    for item in ordered(notes, catalogue):
+    for item in steps:
         ops, op_id = operations_for(item), operation_of(item, notes, catalogue) or ""
         op = ops.event(op_id) or ops.action(op_id)
         if op is None:
             continue
         use = "watch" if item == trigger else "read from" if op.id.startswith(READS) else ""
+        properties = op.config_schema.get("properties", {})
         for field in op.config_schema.get("required", ()):
             template = ASKED.get(field) or (NAMED_THING if field in THINGS else None)
-            if template and not stated(field, words, catalogue):
+            spec = properties.get(field, {})
+            value = value_from_text(item, field, spec, words, properties, steps)
+            if template and value in (None, "", [], False):
                 verb = use or WRITE_VERB.get(field, "add to")
                 app = catalogue[item].name
                 questions.append((field, template.format(app=app, thing=field, verb=verb)))
@@ -217,7 +226,10 @@ def settled(field: str | None, question: str, replies: Sequence[tuple[str, str]]
 
 def other_kind(field: str | None, reply: str) -> bool:
     """The reply is recognisably a value of a field other than `field`."""
-    return any(f != field and check(reply, frozenset()) for f, check in DISTINCT.items())
+    kinds = {t for c in stated.candidates(reply) for t in c.targets if t in DISTINCT}
+    kinds |= {"cron"} if crons.cron(reply) else set()
+    kinds |= {"url"} if extract.url(reply) else set()
+    return bool(kinds) and field not in kinds
 
 
 def open_questions(

@@ -46,8 +46,9 @@ STRING_DEFAULTS = {
     "expression": "sum(total)",
     "output_field": "result",
 }
-# Stand-ins that are phone numbers: only where the schema asks for one (E.164 pattern).
-PHONE_FIELDS = {"to", "from_number"}
+# Stand-ins that only a pattern needs (a phone number, a Slack channel slug): where the
+# schema has no pattern the value says plainly that it is open ("channel to be chosen").
+PATTERNED = {"to": "recipient", "from_number": "sender number", "channel": "channel"}
 NUMBER_DEFAULTS = {
     "max_words": 150,
     "poll_minutes": 60,
@@ -154,8 +155,8 @@ def default_value(name: str, spec: dict[str, Any]) -> Any:
         return _clamp(NUMBER_DEFAULTS.get(name, spec.get("minimum", 0)), spec)
     if kind == "array":
         return list(ARRAY_DEFAULTS.get(name, []))[: spec.get("maxItems", 30)]
-    if name in PHONE_FIELDS and "pattern" not in spec:
-        return "recipient to be chosen"  # an e-mail "to": no phone stand-in in an address field
+    if name in PATTERNED and "pattern" not in spec:
+        return f"{PATTERNED[name]} to be chosen"  # no phone stand-in in an address field
     if name in STRING_DEFAULTS:
         return STRING_DEFAULTS[name]
     if name.endswith("_template"):

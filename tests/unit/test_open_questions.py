@@ -9,7 +9,6 @@ from catalog import load_catalogue
 from schemas.turn import ChatMessage, Notes
 from services.annotator import needs
 from services.annotator.logic import ModelView, fold
-from services.annotator.stated import stated
 from services.conversation import logic
 from tests.support.replay import Session
 
@@ -58,39 +57,37 @@ def test_a_required_value_nobody_stated_is_asked_and_one_stated_is_not():
 
 
 @pytest.mark.parametrize(
-    ("field", "text"),
+    "text",
     [
-        ("channel", "post it in the finance channel"),
-        ("to", "email it to ops@example.org"),
-        ("to", "text the patient"),
-        ("spreadsheet", "add a row to our Expenses 2025 sheet"),
-        ("spreadsheet", "log it in the spreadsheet called Leads"),
-        ("board", "make a card on the 'Workshop' board"),
-        ("cron", "every weekday at 8:30"),
-        ("cron", "each morning at 7"),
-        ("target_language", "translate them into German"),
-        ("url", "POST it to https://hooks.example.com/in"),
-        ("repository", "watch acme/widgets for releases"),
+        "When a Stripe payment fails, post it in the finance channel on Slack.",
+        "When a Stripe payment fails, email it to ops@example.org with Gmail.",
+        "When a Shopify order ships, text the customer the tracking link with Twilio.",
+        "Every new Stripe charge adds a row to our Expenses 2025 sheet in Google Sheets.",
+        "When a Stripe charge comes in, add a card to the 'Inbox' list of our Workshop board in Trello.",
+        "When a Zendesk ticket arrives, translate it into German and post it to #support in Slack.",
     ],
 )
-def test_simple_presence_checks_find_a_stated_value(field, text):
-    assert stated(field, text, CATALOGUE)
+def test_a_value_the_workflow_will_hold_is_not_asked_for(text):
+    notes = notes_after(text)
+    assert not [h for h in notes.hints if h.startswith("Which") or h.startswith("Who")]
 
 
 @pytest.mark.parametrize(
-    ("field", "text"),
+    ("text", "question"),
     [
-        ("channel", "post it to the Slack channel"),
-        ("to", "send an email with Gmail"),
-        ("spreadsheet", "add a row to a new Google Sheets spreadsheet"),
-        ("board", "make a Trello card"),
-        ("cron", "every Monday morning"),
-        ("cron", "at 5 people or more"),
-        ("target_language", "translate it"),
+        ("When a Stripe payment fails, post it to the Slack channel.", "Which Slack channel"),
+        ("When a Stripe payment fails, send an email with Gmail.", "Who should the Gmail message"),
+        ("When a Stripe payment fails, email me with Gmail.", "Who should the Gmail message"),
+        ("When a Stripe payment fails, email the team with Gmail.", "Who should the Gmail message"),
+        (
+            "For each Stripe charge add a row to a new Google Sheets spreadsheet.",
+            "Which spreadsheet",
+        ),
+        ("When a Zendesk ticket arrives, translate it and post it to #support.", "Which language"),
     ],
 )
-def test_presence_checks_do_not_take_an_app_name_or_a_filler_for_a_value(field, text):
-    assert not stated(field, text, CATALOGUE)
+def test_a_value_the_workflow_would_leave_open_is_asked_for(text, question):
+    assert any(h.startswith(question) for h in notes_after(text).hints)
 
 
 def test_the_most_important_comes_first_and_there_are_at_most_five():

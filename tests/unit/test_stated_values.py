@@ -82,6 +82,15 @@ def test_a_value_said_for_an_app_left_out_of_the_plan_can_serve_the_one_that_is_
         ("postgres", "select_rows", "Read Postgres, table invoices, every night.", {"table": "invoices"}),
         ("google_sheets", "append_row", "Log it in the Google Sheets file Harvest Log 2026.", {"spreadsheet": "Harvest Log 2026"}),
         ("dropbox", "new_file", "New scans arrive in Dropbox under /clinic/intake.", {"folder": "/clinic/intake"}),
+        ("airtable", "create_record", "Put it in our Airtable housekeeping base.", {"base": "housekeeping"}),
+        ("airtable", "create_record", "A record in Airtable, base is Site Visits, table Jobs.", {"base": "Site Visits", "table": "Jobs"}),
+        ("google_sheets", "append_row", "Log each one in a google sheet, 'Returns 2026'.", {"spreadsheet": "Returns 2026"}),
+        ("google_sheets", "append_row", "Keep them in our google sheet, Parts Ledger.", {"spreadsheet": "Parts Ledger"}),
+        ("notion", "create_page", "Add it to the Notion page called Field Notes instead.", {"database": "Field Notes"}),
+        ("gmail", "new_email", "Those mails are already labelled 'vendors' by a filter.", {"label": "vendors"}),
+        ("telegram", "send_message", "Post it to our Telegram channel @harbour_updates.", {"chat_id": "@harbour_updates"}),
+        ("postgres", "insert_rows", "Write the readings to our PostgreSQL historian table.", {"table": "historian"}),
+        ("google_sheets", "append_row", "That goes into the budget spreadsheet, in Google Sheets.", {"spreadsheet": "budget"}),
     ],
 )  # fmt: skip
 def test_a_name_beside_a_container_noun_fills_that_nouns_property(app, operation, words, expected):
@@ -95,6 +104,13 @@ def test_a_product_name_or_a_day_beside_a_noun_is_not_a_name():
         config("trello", "Use the Trello board on Monday.", "create_card")["board"]
         == "board to be chosen"
     )
+    # A word that says which kind, not which one, names nothing either.
+    for words in ("Add it to a shared sheet in Google Sheets.", "Use the same sheet as before."):
+        made = config("google_sheets", words, "append_row")
+        assert made["spreadsheet"] == "spreadsheet to be chosen"
+    # A channel without a pattern to satisfy says it is open rather than naming one.
+    made = config("microsoft_teams", "Post it in Teams.", "post_message")
+    assert made["channel"] == "channel to be chosen"
 
 
 @pytest.mark.parametrize(
@@ -223,3 +239,28 @@ def test_an_email_with_no_recipient_stated_is_left_to_fill_in_not_given_a_phone_
         "recipient to be chosen"
     )
     assert config("twilio_sms", "Text me the summary.", "send_sms")["to"].startswith("+")
+
+
+@pytest.mark.parametrize(
+    ("app", "operation", "words", "recipient"),
+    [
+        ("twilio_sms", "send_sms", "When an order ships on Shopify, text the customer the tracking link.", "{customer_phone}"),
+        ("gmail", "send_email", "Email each applicant their interview slot.", "{applicant_email}"),
+        ("outlook", "send_email", "Forward the signed lease to the tenant from Outlook.", "{tenant_email}"),
+        ("twilio_sms", "send_sms", "Remind all volunteers by SMS the night before.", "{volunteer_phone}"),
+    ],
+)  # fmt: skip
+def test_a_person_in_the_data_is_the_recipient_read_from_each_item(
+    app, operation, words, recipient
+):
+    assert config(app, words, operation)["to"] == recipient
+
+
+def test_the_user_their_team_or_someone_named_is_no_recipient_from_the_data():
+    # Only the user knows these numbers and addresses: they stay open, so they are asked.
+    assert config("twilio_sms", "Text me when it fails.", "send_sms")["to"] == "+10000000000"
+    assert config("twilio_sms", "Text Maria when a booking comes in.", "send_sms")["to"] == (
+        "+10000000000"
+    )
+    for words in ("Email the report to the team.", "Email the summary every Friday."):
+        assert config("gmail", words, "send_email")["to"] == "recipient to be chosen"
