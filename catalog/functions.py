@@ -89,3 +89,43 @@ def _into_measure(verb: Token) -> bool:
         if g.dep_ == "pobj"
     ]
     return any(t.lemma_.lower() in MONEY | UNITS or t.lower_ in MONEY for t in targets)
+
+
+PICTURE_WORDS = re.compile(
+    r"\b(?:photo|pic|picture|image|screenshot|scan|snapshot|snap|jpe?g|png|selfie)s?\b",
+    re.IGNORECASE,
+)
+PICTURES = {"photo", "pic", "picture", "image", "screenshot", "scan", "snapshot", "snap"}
+PICTURES |= {"jpg", "jpeg", "png", "selfie"}
+# Verbs of taking words out of something, and the words for where they come from.
+TAKING = {"read", "get", "pull", "extract", "grab", "take", "copy", "scrape", "lift", "transcribe"}
+TAKING |= {"capture", "fetch", "parse", "recognise", "recognize"}
+OUT_OF = {"off", "from", "out", "of", "in", "on"}
+
+
+def picture_reading_hits(text: str) -> list[Hit]:
+    """Text read off a picture ("read the text off the ticket pic", "pull the totals from the
+    photos", "transcribe the screenshots"): the picture is where words are taken from."""
+    return [
+        _hit(start, token, "ocr")
+        for start, token in _tokens(text, PICTURE_WORDS)
+        if _a_picture(token) and _read_from(token)
+    ]
+
+
+def _a_picture(token: Token) -> bool:
+    return token.pos_ in ("NOUN", "PROPN") and token.lemma_.lower() in PICTURES
+
+
+def _read_from(picture: Token) -> bool:
+    """The picture is what a taking verb reads, or where it takes words from."""
+    head = picture.head
+    if picture.dep_ == "dobj" and head.lemma_ in ("read", "transcribe", "scan"):
+        return True
+    if picture.dep_ == "pobj" and head.lower_ in OUT_OF:
+        verb = head.head
+        if verb.lower_ == "out" and verb.dep_ == "prep":  # "out of the photo"
+            verb = verb.head
+        verb = verb.head if verb.pos_ == "NOUN" else verb  # "the text off the pic"
+        return verb.lemma_ in TAKING
+    return False

@@ -150,7 +150,9 @@ def _capitalised_mid_sentence(text: str, hit: Hit) -> bool:
     )
 
 
-STYLE_AFTER = re.compile(r"[-\s](?:style|like|esque|ish|type)(?!\w)", re.IGNORECASE)
+# "a shopify-style roundup", "Notion-like", "a Trello type board"; "on our discord like 'we
+# raised $X'" gives an example of the message, so a spaced "like" is no likeness.
+STYLE_AFTER = re.compile(r"(?:-(?:style|like|esque|ish|type)|\s(?:style|esque|type))(?!\w)", re.I)
 ALONE_BEFORE = re.compile(r"(?:\A|[.!?;]\s+)\Z")
 ALONE_AFTER = re.compile(r"\s*[.!?;](?:\s|\Z)")
 

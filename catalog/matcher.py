@@ -13,7 +13,12 @@ from dataclasses import dataclass
 
 from catalog.choices import chosen_ids, chosen_over
 from catalog.dismissals import dismissed_indices
-from catalog.functions import conversion_hits, text_message_hits, text_verb_hits
+from catalog.functions import (
+    conversion_hits,
+    picture_reading_hits,
+    text_message_hits,
+    text_verb_hits,
+)
 from catalog.guards import (
     allowed,
     covered,
@@ -31,7 +36,7 @@ from catalog.phrases import REF, Hit, alias_hits, without_overlaps
 from catalog.removals import historical_indices, removed_indices
 from catalog.retractions import corrects_previous, persisting, rejected_indices
 from catalog.schedule import schedule_hits
-from catalog.structure import data_roles, descriptions, roles, uses
+from catalog.structure import data_roles, descriptions, habits, roles, uses
 from catalog.typos import typo_hits
 
 # Items whose references are patterns rather than fixed phrases; used only when the
@@ -49,6 +54,7 @@ FINDERS: dict[str, Callable[[str], list[Hit]]] = {
 PARSED: dict[str, Callable[[str], list[Hit]]] = {
     "calculator": conversion_hits,
     "twilio_sms": text_message_hits,
+    "ocr": picture_reading_hits,
 }
 
 
@@ -207,7 +213,8 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     then |= descriptions(text, [h for h in found if h.id == "scheduler" and h not in gone])
     gone |= {hit for hit, role in read.items() if role == "turned_down"}
     then |= {hit for hit, role in read.items() if role == "context"}
-    data = data_roles(text, [h for h in found if h in gone and h not in taken_back])
+    said_out = [h for h in found if h in gone and h not in taken_back]
+    data = data_roles(text, said_out) | habits(text, said_out)
     gone, then = gone - data, then | data
     last = {
         hit.id: "retracted"
@@ -328,8 +335,12 @@ def taken_back_from(before: str, text: str, catalogue: Catalogue) -> tuple[str, 
     joined = f"{head}{'' if head[-1] in '.!?' else '.'} {text}"
     found = hits(joined, catalogue)
     cut = len(head)
-    taken = rejected_indices(joined, found)
-    return tuple(dict.fromkeys(found[i].id for i in sorted(taken) if found[i].end <= cut))
+    taken = [found[i].id for i in sorted(rejected_indices(joined, found)) if found[i].end <= cut]
+    # "wait no, we moved off Slack to Discord": when the correction names what stands in,
+    # only the items of its kind are taken back (the translation said before stays).
+    kinds = {_family_of(catalogue, h.id) for h in found if h.start > cut} - {None}
+    replaced = [i for i in taken if _family_of(catalogue, i) in kinds]
+    return tuple(dict.fromkeys(replaced or taken))
 
 
 def evidence(id: str, text: str, catalogue: Catalogue) -> str | None:

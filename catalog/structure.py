@@ -43,6 +43,8 @@ WANTING = {"want", "need", "ask", "expect", "require", "prefer", "like", "love",
 USING = {"use", "swear", "recommend", "suggest", "rave", "love", "prefer", "push"}
 # Verbs of weighing an option: "I was thinking Notion, but ..." passes it over.
 CONSIDERING = {"think", "consider", "look", "wonder", "toy", "debate", "weigh", "plan"}
+# Words that bring a past clause to today: what follows them is the user's choice now.
+PRESENT = {"now", "today", "nowadays"}
 # What marks a thing as the one from before: "the old cron job mailed a Gmail group".
 FORMER = {"old", "previous", "former", "original", "last"}
 # Verbs of taking a product up: the past tense is how the user got to today's tool.
@@ -160,9 +162,36 @@ def data_roles(text: str, hits: Iterable[Hit]) -> set[Hit]:
     return {hit for hit, token in references(text, hits) if data_only(token)}
 
 
+def habits(text: str, hits: Iterable[Hit]) -> set[Hit]:
+    """The hits a negated clause about someone else governs ("she never opens Discord"):
+    however the phrase rules read the negation, it is a reason, not a removal."""
+    found = set()
+    for hit, token in references(text, hits):
+        verb = governor(token)
+        if any(c.dep_ == "neg" for c in verb.children) and habit(token, verb):
+            found.add(hit)
+    return found
+
+
 def descriptions(text: str, hits: Iterable[Hit]) -> set[Hit]:
     """The time hits that describe how things are rather than when to run."""
-    return {hit for hit, token in references(text, hits) if described(token)}
+    return {hit for hit, token in references(text, hits) if described(token) or reported(token)}
+
+
+KNOWING = {"know", "say", "tell", "think", "mention", "realise", "realize", "notice", "hear"}
+
+
+def reported(token: Token) -> bool:
+    """A time in a clause reported under another ("my boss doesn't need to know I stream at
+    2am"): it tells what someone does, not when the workflow runs."""
+    if token.dep_ == "punct" and token.i > 0:
+        token = token.doc[token.i - 1]  # "2am" parsed as "2" and a stray "am"
+    verb = governor(token)
+    if verb.dep_ != "ccomp" or verb.head.lemma_ not in KNOWING:
+        return False
+    return any(any(c.dep_ == "neg" for c in v.children) for v in verb.ancestors) or (
+        verb.head.lemma_ in KNOWING - {"say", "tell"}
+    )
 
 
 def roles(text: str, hits: Iterable[Hit]) -> dict[Hit, Role]:
@@ -203,6 +232,8 @@ def role_of(token: Token) -> Role | None:
         verb = token
     if conditional(verb):
         return None
+    if any(c.dep_ == "neg" for c in verb.children) and habit(token, verb):
+        return "context"  # "customers never read Gmail": a reason about people
     if negated(token, verb) or considered(token, verb):
         return "turned_down"
     if _scope(verb) is not verb and negated(token, verb, _scope(verb)):
@@ -223,6 +254,36 @@ def role_of(token: Token) -> Role | None:
 
 
 CORRECTING = {"no", "nope", "nah", "sorry", "oops", "wait", "actually"}
+# Modals of a decision ("it should not post to Slack"); "won't", "can't" describe people.
+DECIDING = {"should", "must", "shall", "need"}
+
+
+def _object_of(token: Token, verb: Token) -> bool:
+    """The app is what the negated verb acts on ("never opens Discord", "don't read it in
+    Gmail"), after its negation, with no "not" of its own ("HubSpot, not Salesforce")."""
+    direct = token.dep_ == "dobj" and token.head.i == verb.i
+    placed = token.dep_ == "pobj" and token.head.head.i == verb.i
+    neg = next((c for c in verb.children if c.dep_ == "neg"), None)
+    own = any(c.dep_ == "neg" for c in token.children) or token.doc[token.i - 1].lower_ == "not"
+    return (direct or placed) and neg is not None and neg.i < token.i and not own
+
+
+def habit(token: Token, verb: Token) -> bool:
+    """A negated clause says what someone else does ("she never opens Discord", "customers
+    don't read email"): a reason about people, not the user deciding against the app. Not
+    when they want it ("my boss doesn't want Slack" is a requirement) or a modal decides."""
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    # "she's not on Slack", "he doesn't have WhatsApp": the app cannot reach them, so it goes.
+    unreachable = verb.lemma_ in ("be", "have")
+    if subject is None or token in subject.subtree or verb.lemma_ in WANTING | USING or unreachable:
+        return False
+    if any(c.dep_ == "aux" and c.lower_ in DECIDING for c in verb.children):
+        return False
+    if not _object_of(token, verb):
+        return False
+    person = subject.lower_ in THIRD_PERSONS | {"they"} or subject.pos_ == "PROPN"
+    group = subject.pos_ == "NOUN" and subject.lemma_.lower() not in OWN_GROUPS
+    return (person or group) and subject.lower_ not in OWN | NOTHING
 
 
 def corrected(token: Token) -> bool:
@@ -470,8 +531,9 @@ def _others_group(subject: Token) -> bool:
 
 def third_person(subject: Token) -> bool:
     """A person or group other than the user and the user's own organisation."""
-    if subject.lower_ in THIRD_PERSONS:
-        return True
+    named = subject.pos_ == "PROPN" and not any(c.dep_ == "poss" for c in subject.children)
+    if subject.lower_ in THIRD_PERSONS or named:
+        return True  # "Mojang uses Jira", "Priya swears by Notion"
     owners = [c for c in subject.children if c.dep_ == "poss"]
     if owners:
         mine = owners[0].lower_ in ("my", "our")
@@ -519,6 +581,8 @@ def history(token: Token, verb: Token) -> bool:
         or clause.lemma_ in TAKING_UP | WANTING | SAYING
     ):
         return False
+    if any(c.dep_ == "advmod" and c.lower_ in PRESENT for c in clause.children):
+        return False  # "the old setup sent them from Hotmail, so from Gmail now"
     subject = next((c for c in clause.children if c.dep_ == "nsubj" and c.i < clause.i), None)
     modal = any(c.tag_ == "MD" for c in (*verb.children, *clause.children))
     ambiguous = verb.lower_ == verb.lemma_

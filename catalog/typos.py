@@ -3,7 +3,8 @@
 A word that is one edit (two, for long names) from a product's name, and is no name itself,
 refers to that product. Names that are also ordinary words ("stripe", "notion", "slack")
 are left out: a word near them is far more often another ordinary word ("strip") than a
-slip. Short names are left out too: at five letters, one edit reaches too many words.
+slip. Short names take only two letters swapped ("gmial", "jria" is too short): at five
+letters any other edit reaches too many words.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from catalog.model import Catalogue
 from catalog.phrases import Hit
 
 MIN_LENGTH = 6
+SHORTEST = 5  # a swap of two letters is a slip from this length
 LONG = 9  # from this length two edits still point at one name
 # Words in any script: "µrss" is one word that holds "rss", not a slip of it after a "µ".
 WORD = re.compile(r"[^\W\d_][^\W_]*")
@@ -59,7 +61,7 @@ def _slippable(entries: tuple[tuple[str, tuple[str, ...]], ...]) -> Names:
         (id_, tuple(alias.lower().split()))
         for id_, aliases in entries
         for alias in aliases
-        if len(alias.replace(" ", "")) >= MIN_LENGTH
+        if len(alias.replace(" ", "")) >= SHORTEST
     )
 
 
@@ -69,7 +71,20 @@ def near(word: str, name: str) -> bool:
     limit = 2 if len(name) >= LONG else 1
     if word == name or name in word or len(word) < MIN_LENGTH - 1:
         return False
+    if len(name) < MIN_LENGTH:
+        return swapped(word, name)
     return distance(word, name, limit) <= limit
+
+
+def swapped(word: str, name: str) -> bool:
+    """The word is the name with two neighbouring letters swapped ("gmial")."""
+    diff = [i for i, (a, b) in enumerate(zip(word, name, strict=False)) if a != b]
+    return (
+        len(word) == len(name)
+        and len(diff) == 2
+        and diff[1] == diff[0] + 1
+        and (word[diff[0]], word[diff[1]]) == (name[diff[1]], name[diff[0]])
+    )
 
 
 def typo_hits(text: str, catalogue: Catalogue) -> list[Hit]:

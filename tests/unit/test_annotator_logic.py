@@ -509,6 +509,17 @@ def test_a_correction_after_a_dash_takes_back_the_one_item_before():
     assert items(notes) == {"zendesk", "microsoft_teams"}
 
 
+def test_a_correction_naming_a_stand_in_takes_back_only_what_it_stands_in_for():
+    notes = converse(
+        [
+            "When a Zendesk ticket is opened, put the German ones into English.",
+            "Then post the translated ticket to our Slack #escalations channel.",
+            "Hmm no, the escalations chat moved off Slack to Discord. Post it on Discord.",
+        ]
+    )
+    assert items(notes) == {"zendesk", "translator", "discord"}
+
+
 def test_one_way_of_telling_someone_replaces_another_when_the_message_names_it():
     notes = play(
         [

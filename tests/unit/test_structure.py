@@ -24,6 +24,9 @@ def reading(text: str) -> tuple[set[str], set[str], set[str]]:
         ("Not WhatsApp, that's my own number. Telegram is fine.", "whatsapp"),
         ("I was weighing Notion for this, but a plain Google Sheet will do.", "notion"),
         ("Log it in Postgres. Actually the Mysql box is the old one, ignore it.", "mysql"),
+        ("Skip Slack: the night porter isn't on Slack any more.", "slack"),
+        ("Put it in Pipedrive... sorry, HubSpot, not Salesforce.", "salesforce"),
+        ("The bot must never post to Discord.", "discord"),
     ],
 )
 def test_a_negation_or_an_option_passed_over_turns_the_app_down(text, item):
@@ -48,6 +51,11 @@ def test_a_negation_or_an_option_passed_over_turns_the_app_down(text, item):
         ("We came over from Dropbox two years ago; files live in Google Drive.", "dropbox"),
         ("A rival bakery sends its menu out through Discord; I want Telegram.", "discord"),
         ("Inventory week is chaos every quarter, so keep it simple in Airtable.", "scheduler"),
+        # what someone else does, said with a negation: a reason, not a decision
+        ("Keep the Telegram alert; our courier never checks Slack, though.", "slack"),
+        ("Most tenants never check Outlook, so text them as well.", "outlook"),
+        ("Bluefin Labs uses Jira internally, but that's their business.", "jira"),
+        ("No rush: the landlord doesn't need to know we meet at 7pm.", "scheduler"),
     ],
 )
 def test_history_other_peoples_tools_data_and_asides_are_context(text, item):
@@ -70,6 +78,8 @@ def test_history_other_peoples_tools_data_and_asides_are_context(text, item):
         ("My friend can't read email, so text him via Twilio.", "twilio_sms"),
         ("My cousin sends order photos to my WhatsApp; forward them to Airtable.", "whatsapp"),
         ("It should run every day at 7 and post to Slack.", "scheduler"),
+        ("The last setup mailed it from Outlook, which was clumsy, so from Gmail now.", "gmail"),
+        ("Post the weekly total on our Discord like 'we made $X this week'.", "discord"),
     ],
 )
 def test_near_misses_stay_wanted(text, item):
@@ -84,6 +94,7 @@ def test_near_misses_stay_wanted(text, item):
         ("send a txt through twillio", "twilio_sms"),
         ("put it in my google calender", "google_calendar"),
         ("whatsap the driver the address", "whatsapp"),
+        ("then send the invoice from my gmial account", "gmail"),
     ],
 )
 def test_a_product_name_with_a_slip_still_names_it(text, item):
@@ -143,6 +154,8 @@ def test_how_a_sentence_uses_an_app_event_source_or_destination(text, item, use)
         ("Text it to my phone when the oven is done.", "twilio_sms"),
         ("Convert each price to euros before it goes in the sheet.", "calculator"),
         ("Please convert the weights into kg for the report.", "calculator"),
+        ("Pull the meter readings off the photos the tenants send.", "ocr"),
+        ("Transcribe the screenshots people post in the channel.", "ocr"),
     ],
 )
 def test_a_function_asked_for_in_other_words_is_read_from_the_sentence(text, item):
@@ -155,6 +168,7 @@ def test_a_function_asked_for_in_other_words_is_read_from_the_sentence(text, ite
     [
         ("Copy the text of each review into the sheet.", "twilio_sms"),
         ("Convert the Word file to a PDF and save it in Drive.", "calculator"),
+        ("Attach the photo to the Trello card.", "ocr"),
     ],
 )
 def test_the_same_words_in_another_sense_refer_to_nothing(text, item):
