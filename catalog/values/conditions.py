@@ -22,7 +22,17 @@ COMPARISONS = (
     (r"(?:less|lower|fewer|smaller)\s+than|under|below|<\s?", "less_than"),
     (r"at\s+least|or\s+more|minimum(?:\s+of)?|>=\s?", "at_least"),
     (r"at\s+most|or\s+less|no\s+more\s+than|maximum(?:\s+of)?|<=\s?", "at_most"),
+    # "make the threshold $2,500", "raise the bar to 300": the limit a value must pass.
+    (r"(?:threshold|bar|cut-?off|limit)\s+(?:to\s+|at\s+|of\s+|is\s+)?", "greater_than"),
 )
+# "within 45 days", "in the next 2 weeks": a date no further off than that.
+WITHIN = re.compile(
+    r"(?<!\w)(?:within|in\s+the\s+next|over\s+the\s+next)\s+(\d+)\s+(days?|weeks?|hours?|months?)",
+    re.IGNORECASE,
+)
+THRESHOLD = re.compile(r"threshold|bar|cut-?off|limit", re.IGNORECASE)
+# "$2,500 instead of $5,000": the value after "instead of" is the one the user moved from.
+REPLACED = re.compile(rf"(?<!\w)(?:instead\s+of|rather\s+than)\s+(?:the\s+)?{NUMBER}", re.I)
 COMPARED = [
     (re.compile(rf"(?<!\w)(?:{words})\s*{NUMBER}", re.IGNORECASE), operator)
     for words, operator in COMPARISONS
@@ -30,7 +40,10 @@ COMPARED = [
 STARS = re.compile(r"(?<!\w)(\d)[\s-]?stars?(?!\w)", re.IGNORECASE)
 KEYWORD = re.compile(
     r"(?<!\w)(?:tagged|labell?ed|marked|containing|contains|mentions?|with\s+the\s+(?:word|tag|label))"
-    r"\s+(?:as\s+)?[\"'‘“]([^\"'’”\n]{1,60})[\"'’”]",
+    r"\s+(?:as\s+)?[\"'‘“]([^\"'’”\n]{1,60})[\"'’”]"
+    # "has the word crash in it", "with the keyword EMBARGOED": one word, quoted or not.
+    r"|(?<!\w)(?:with|has|have|having|contains?|containing|includes?|including)\s+the\s+"
+    r"(?:word|phrase|keyword|term)\s+[\"'‘“]?([\w-]{2,30})",
     re.IGNORECASE,
 )
 MOOD = re.compile(r"(?<!\w)(negative|positive|angry|unhappy|upset|urgent)(?!\w)", re.IGNORECASE)
@@ -82,9 +95,10 @@ def stated_conditions(text: str) -> list[Condition]:
     """Every condition the words state, in order, each value once."""
     found: list[Condition] = []
     found_all = [*_compared(text), *_stars(text), *_keywords(text), *_takes(text), *_moods(text)]
-    found_all += _domains(text)
+    found_all += _within(text) + _domains(text)
+    dropped = {m.group(1).replace(",", "") for m in REPLACED.finditer(text)}
     for condition in found_all + _quoted(text):
-        if condition.value not in {c.value for c in found}:
+        if condition.value not in {c.value for c in found} | dropped:
             found.append(condition)
     return sorted(found, key=lambda c: c.at)
 
@@ -100,6 +114,8 @@ def _compared(text: str) -> list[Condition]:
     for pattern, operator in COMPARED:
         for match in pattern.finditer(text):
             sentence = _limited(text, match.start())
+            if THRESHOLD.match(match.group(0)):  # a limit says itself that it limits
+                sentence = sentence_of(text, match.start()).strip()
             if sentence is None or TIME_AFTER.match(text, match.end()):
                 continue
             value = (
@@ -139,9 +155,26 @@ def _stars(text: str) -> list[Condition]:
 def _keywords(text: str) -> list[Condition]:
     return [
         Condition(
-            "text", "contains", m.group(1).strip(), sentence_of(text, m.start()).strip(), m.start()
+            "text",
+            "contains",
+            (m.group(1) or m.group(2)).strip(),
+            sentence_of(text, m.start()).strip(),
+            m.start(),
         )
         for m in KEYWORD.finditer(text)
+    ]
+
+
+def _within(text: str) -> list[Condition]:
+    return [
+        Condition(
+            "days" if m[2].lower().startswith("day") else m[2].lower().rstrip("s") + "s",
+            "at_most",
+            m[1],
+            sentence_of(text, m.start()).strip(),
+            m.start(),
+        )
+        for m in WITHIN.finditer(text)
     ]
 
 

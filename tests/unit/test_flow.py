@@ -69,6 +69,10 @@ def test_writing_a_new_row_is_an_order_and_the_event_described_starts_it():
         ("Only issues labelled regression.", ("equals", "regression")),
         ("Ignore anyone writing from hotmail.co.uk.", ("not_contains", "hotmail.co.uk")),
         ("If the mood is negative, call me.", ("equals", "negative")),
+        ("Pass on every post that has the word recall in its title.", ("contains", "recall")),
+        ("Look for contracts ending in the next 30 days.", ("at_most", "30")),
+        ("Big orders only. Set the cut-off at 800, not 1000.", ("greater_than", "800")),
+        ("Above 400 only. Hmm, make the limit 350 instead of 400.", ("greater_than", "350")),
     ],
 )
 def test_a_stated_condition_is_read_with_its_value(text, expected):
