@@ -631,6 +631,8 @@ def use_of(token: Token, sends: bool = False) -> Use | None:
         return "destination"
     if _event(token, verb, chain) or _arrives(verb) or _others_put_it_there(token, verb):
         return "event"
+    if sends and _a_message_received(token, verb):
+        return "destination"  # "I get a text with my top deals": the workflow sends it
     if _someone_else(verb):
         return None  # "she still checks that Notion board": what another person does there
     if verb.lemma_ == "go" and preps & {"to", "into", "onto"}:
@@ -645,6 +647,15 @@ def use_of(token: Token, sends: bool = False) -> Use | None:
     if preps & {"to", "into", "onto"} or verb.lemma_ in WRITING:
         return "destination"
     return None
+
+
+def _a_message_received(token: Token, verb: Token) -> bool:
+    """Someone gets the message ("I get a text", "the SDR should get a Slack ping"): what
+    the verb receives is the message itself, not mail read out of a mailbox."""
+    if verb.lemma_ not in ("get", "receive"):
+        return False
+    received = [c for c in verb.children if c.dep_ == "dobj"]
+    return any(token.i == r.i or token.head.i == r.i for r in received)
 
 
 # Data arriving at an app on its own: "the invoices come to my Gmail".

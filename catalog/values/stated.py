@@ -39,6 +39,11 @@ HANDLE = re.compile(r"(?<![\w.@+-])@([a-z][a-z0-9_]{3,31})\b", re.IGNORECASE)
 HASH_CHANNEL = re.compile(r"(?<![\w&/])#([a-z0-9][a-z0-9._-]{0,79})", re.IGNORECASE)
 EMAIL = re.compile(r"(?<![\w.+-])([a-z0-9._%+-]+@(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*)?)", re.IGNORECASE)
 PHONE = re.compile(r"(?<![\w+])\+[1-9][0-9 ()-]{6,18}[0-9]")
+# A number written the national way ("602-555-0143", "(415) 555 0182", "07700 900123"): kept
+# as written, since only the user knows the country code it lacks.
+NATIONAL_PHONE = re.compile(
+    r"(?<![\w+.-])(?:\(\d{3}\)\s?|\d{3}[-. ])\d{3}[-. ]\d{4}(?![\w-])|(?<![\w+])0\d{4}\s\d{6}(?!\w)"
+)
 ENDPOINT = re.compile(
     r"\b(?:GET|POST|PUT|PATCH|DELETE|endpoint|route|path)\s+(?:to\s+)?(/[\w{}.-]+(?:/[\w{}.-]*)*)",
     re.IGNORECASE,
@@ -111,9 +116,13 @@ def _emails(text: str) -> list[Candidate]:
 
 
 def _phones(text: str) -> list[Candidate]:
-    return [
+    found = [
         Candidate(m.start(), m.end(), ("to", "from_number"), re.sub(r"[ ()-]", "", m[0]))
         for m in PHONE.finditer(text)
+    ]
+    return found + [
+        Candidate(m.start(), m.end(), ("to", "from_number"), m[0])
+        for m in NATIONAL_PHONE.finditer(text)
     ]
 
 

@@ -160,6 +160,21 @@ def test_a_mailbox_the_user_named_even_in_part_becomes_the_search():
     assert config("gmail", words, "new_email")["query"].startswith("from:clerk@parishhall.example")
 
 
+@pytest.mark.parametrize(
+    "number", ["602-555-0143", "(415) 555 0182", "07700 900123", "602.555.0143"]
+)
+def test_a_national_phone_number_is_kept_as_written(number):
+    assert (
+        config("twilio_sms", f"Text the caretaker on {number} when it trips.", "send_sms")["to"]
+        == number
+    )
+
+
+def test_a_date_and_time_is_no_phone_number():
+    made = config("twilio_sms", "Text me about the order from 2025-01-15 09:30.", "send_sms")
+    assert made["to"] == "+10000000000"
+
+
 def test_a_phone_number_is_kept_as_written_without_its_spaces():
     words = "Text the foreman on +1 415 555 0199 through Twilio."
     assert config("twilio_sms", words, "send_sms")["to"] == "+14155550199"

@@ -140,6 +140,8 @@ def test_a_name_inside_an_address_or_a_things_quoted_name_is_data(text, item):
         ("We keep the rota in Notion.", "notion", "source"),
         ("Each new member should go into Airtable.", "airtable", "destination"),
         ("The scans go into Google Drive now, one folder per site.", "google_drive", "event"),
+        ("Each Friday at noon I get a text with the week's takings.", "twilio_sms", "destination"),
+        ("The duty nurse should receive a Slack message right away.", "slack", "destination"),
     ],
 )
 def test_how_a_sentence_uses_an_app_event_source_or_destination(text, item, use):
