@@ -12,8 +12,8 @@ from shared.model.factory import ModelSettings
 pytestmark = pytest.mark.e2e
 
 # The bench's simulated streaming model: the conversation's reply starts after 30 ms and
-# comes a word every 5 ms (the heuristic's words, so the reply is known).
-STREAMING = {"PLANWIRE_MODEL_FIRST_TOKEN_MS": "30", "PLANWIRE_MODEL_TOKEN_MS": "5"}
+# comes a word every 10 ms (the heuristic's words, so the reply is known).
+STREAMING = {"PLANWIRE_MODEL_FIRST_TOKEN_MS": "30", "PLANWIRE_MODEL_TOKEN_MS": "10"}
 
 
 async def replayed(gateway_url: str, session_id: str, after: str) -> list[StreamEvent]:
