@@ -23,13 +23,14 @@ import statistics
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 from redis.asyncio import Redis
 
-from planwire.client import SessionClient
+from planwire.client import SessionClient, StreamEvent
 
 if TYPE_CHECKING:
     from planwire.stack import EmbeddedStack
@@ -253,8 +254,18 @@ class Progress:
         self._bar.advance(self._task)
 
 
-async def play_sessions(gateway_url: str, sessions: int, turns: int) -> tuple[list[float], float]:
-    """S sessions x T sequential turns at once; returns each turn's latency and the wall time."""
+def _of_turn(turn_id: str, *types: str) -> Callable[[StreamEvent], bool]:
+    """Matches a stream event of one of `types` that belongs to the turn."""
+    return lambda event: event.type in types and event.data.get("turn_id") == turn_id
+
+
+async def play_sessions(
+    gateway_url: str, sessions: int, turns: int, first_pieces: list[float] | None = None
+) -> tuple[list[float], float]:
+    """S sessions x T sequential turns at once; returns each turn's latency and the wall time.
+
+    `first_pieces`: also collect, for each turn whose reply was streamed, the time from the
+    POST to the reply's first piece (`reply.delta`) on the stream."""
     progress = Progress(sessions * turns, f"{sessions:>3} sessions")
     clients = [SessionClient(gateway_url, timeout_s=120.0) for _ in range(sessions)]
     for client in clients:
@@ -264,7 +275,12 @@ async def play_sessions(gateway_url: str, sessions: int, turns: int) -> tuple[li
     async def play(client: SessionClient) -> None:
         for _ in range(turns):
             started = time.perf_counter()
-            await client.say(TURN)
+            turn_id = await client.send(TURN)
+            first = await client.wait_for(_of_turn(turn_id, "reply.delta", "reply"))
+            if first.type == "reply.delta":
+                if first_pieces is not None:
+                    first_pieces.append(time.perf_counter() - started)
+                await client.wait_for(_of_turn(turn_id, "reply"))
             latencies.append(time.perf_counter() - started)
             progress.step()
 
@@ -285,7 +301,8 @@ async def measure_load(stack: EmbeddedStack, sessions: int, turns: int) -> dict[
     handlers_before = await handler_totals(stack.metrics_urls)
     redis_before = await redis_commands(stack.redis_url)
     cpu_before = cpu_by_pid(list(names))
-    latencies, wall = await play_sessions(stack.gateway_url, sessions, turns)
+    firsts: list[float] = []
+    latencies, wall = await play_sessions(stack.gateway_url, sessions, turns, firsts)
     cpu_after = cpu_by_pid(list(names))
     redis_after = await redis_commands(stack.redis_url)
     handlers_after = await handler_totals(stack.metrics_urls)
@@ -314,6 +331,9 @@ async def measure_load(stack: EmbeddedStack, sessions: int, turns: int) -> dict[
         "turn_p95_ms": round(percentile(latencies, 0.95) * 1000, 1),
         "turn_p99_ms": round(percentile(latencies, 0.99) * 1000, 1),
         "turns_per_s": round(played / wall, 1),
+        # Turns whose reply a model streamed, and the p50 from the POST to its first piece.
+        "streamed_turns": len(firsts),
+        "first_piece_p50_ms": round(percentile(firsts, 0.50) * 1000, 1) if firsts else None,
         "cpu_ms_per_turn": round(sum(cpu_ms.values()), 2),
         "cpu_ms_per_turn_by_process": dict(sorted(cpu_ms.items(), key=lambda kv: -kv[1])),
         "redis_commands_per_turn": round(sum(commands.values()), 2),
@@ -394,6 +414,7 @@ async def _bench(
         "parked_rtt_ms": round(parked_rtt, 2),
         "redis_rtt_ms": round(redis_rtt, 3),
         "turn_p50_ms": first["turn_p50_ms"],
+        "first_piece_p50_ms": first["first_piece_p50_ms"],
         "turn_p99_ms": loads[-1]["turn_p99_ms"],
         "turns_per_s": max(load["turns_per_s"] for load in loads),
         "turn_to_broker_rtt_ratio": round(first["turn_p50_ms"] / max(broker_rtt, 1e-3), 1),
@@ -466,6 +487,8 @@ def run_bench(
     model_latency_ms: float = 0.0,
     replicas: dict[str, int] | None = None,
     saturate: bool = False,
+    first_token_ms: float = 0.0,
+    token_ms: float = 0.0,
 ) -> dict[str, Any]:
     """Start the stack, measure, stop; prints the figures and returns them.
 
@@ -475,8 +498,14 @@ def run_bench(
     """
     counts = sessions or [1, 20]
     env = {"PLANWIRE_MODEL_LATENCY_MS": str(model_latency_ms)} if model_latency_ms else {}
+    if first_token_ms or token_ms:  # a simulated model that streams the conversation's reply
+        env |= {
+            "PLANWIRE_MODEL_FIRST_TOKEN_MS": str(first_token_ms),
+            "PLANWIRE_MODEL_TOKEN_MS": str(token_ms),
+        }
     figures = _measure_stack(settings, counts, turns, idle_s, env, {}, saturate, log_dir)
     figures["model_latency_ms"] = model_latency_ms
+    figures["model_first_token_ms"], figures["model_token_ms"] = first_token_ms, token_ms
     if replicas:
         scaled = _measure_stack(settings, counts, turns, idle_s, env, replicas, saturate, log_dir)
         figures["replicated"] = {
@@ -524,6 +553,19 @@ def _measure_stack(
     return {"start_s": round(start_s, 2), **figures}
 
 
+def _first_piece_lines(figures: dict[str, Any]) -> list[str]:
+    """The streamed replies' time to first piece, when a streaming model was simulated."""
+    if not figures.get("model_first_token_ms") and not figures.get("model_token_ms"):
+        return []
+    first = figures["loads"][0]
+    return [
+        f"first_piece_p50_ms: {first.get('first_piece_p50_ms')} at {first['sessions']} "
+        f"session(s), {first.get('streamed_turns')} of {first['turns']} turns streamed (model: "
+        f"first token {figures['model_first_token_ms']} ms, then {figures['model_token_ms']} "
+        "ms a token)"
+    ]
+
+
 def report(figures: dict[str, Any], *, details: bool = True) -> str:
     """The figures as text: a summary, one line per session count, then where time goes."""
     lines = [
@@ -546,6 +588,7 @@ def report(figures: dict[str, Any], *, details: bool = True) -> str:
         f"rss_mb: {figures['rss_mb']} ({figures['processes']} processes)",
         f"turn_to_broker_rtt_ratio: {figures['turn_to_broker_rtt_ratio']} (turn p50 at "
         f"{figures['loads'][0]['sessions']} session(s) / broker round trip)",
+        *_first_piece_lines(figures),
         "sessions  turns  p50_ms  p95_ms  p99_ms  turns/s  cpu_ms/turn  redis_cmds/turn  "
         "handler_ms/turn",
     ]

@@ -206,6 +206,15 @@ def bench(
     saturate: bool = typer.Option(
         False, help="Then double the sessions until turns/s stops growing (saturation)."
     ),
+    model_first_token_ms: float = typer.Option(
+        0.0,
+        min=0,
+        help="Simulated streaming model: the conversation's reply starts after this long and "
+        "streams (reply.delta); the bench reports the time to its first piece.",
+    ),
+    model_token_ms: float = typer.Option(
+        0.0, min=0, help="Simulated streaming model: the time between a reply's pieces."
+    ),
 ) -> None:
     """Measure the embedded stack: turn latency and throughput at each session count, where
     the time goes (handler time, Redis commands and CPU per turn), idle CPU, memory, start."""
@@ -231,6 +240,8 @@ def bench(
         model_latency_ms=model_latency_ms,
         replicas=scaled,
         saturate=saturate,
+        first_token_ms=model_first_token_ms,
+        token_ms=model_token_ms,
     )
 
 

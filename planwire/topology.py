@@ -29,7 +29,7 @@ from schemas.plan import (
     WorkflowFailed,
 )
 from schemas.topics import Topic, all_topics, run_step_topic
-from schemas.turn import ContextTrimmed, NotesUpdated, ReplyGenerated, TurnReceived
+from schemas.turn import ContextTrimmed, NotesUpdated, ReplyDelta, ReplyGenerated, TurnReceived
 
 # Step runners whose `<runner>.run-step.v1` topics the stack creates up front (the
 # embedded broker cannot add partitions later, so topics must exist before first use).
@@ -109,9 +109,12 @@ SERVICES: tuple[Node, ...] = (
         name="gateway",
         description="Gateway service: HTTP API plus the consumer that feeds each session's event stream.",
         consumes=tuple(
-            Consumes(e, f"{OUTBOUND}.{kebab(e.__name__)}", turn_path=e is ReplyGenerated)
+            Consumes(
+                e, f"{OUTBOUND}.{kebab(e.__name__)}", turn_path=e in (ReplyGenerated, ReplyDelta)
+            )
             for e in (
                 ReplyGenerated,
+                ReplyDelta,
                 PlanCompiled,
                 StepProgressed,
                 WorkflowCompleted,
@@ -153,7 +156,10 @@ SERVICES: tuple[Node, ...] = (
             Consumes(NotesUpdated, "conversation.notes", turn_path=True),
             Consumes(ReplyClassified, "conversation.classified", turn_path=True),
         ),
-        produces=(Produces(ReplyGenerated, "What planwire says to the user."),),
+        produces=(
+            Produces(ReplyGenerated, "What planwire says to the user."),
+            Produces(ReplyDelta, "A piece of a reply a model is still writing (streamed)."),
+        ),
         uses_model=True,
     ),
     Node(

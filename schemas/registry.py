@@ -21,6 +21,7 @@ CONTRACTS: tuple[type[Event], ...] = (
     turn.ContextTrimmed,
     turn.NotesUpdated,
     turn.ReplyGenerated,
+    turn.ReplyDelta,
     confirmation.ReplyClassified,
     confirmation.RequirementsConfirmed,
     plan.PlanCompiled,

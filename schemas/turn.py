@@ -115,6 +115,11 @@ class TurnReceived(Event):
     turn_seq: int = Field(
         ge=1, description="Position of this turn in the session (1, 2, ...); orders the transcript."
     )
+    phase: Phase | None = Field(
+        default=None,
+        description="The session phase the gateway read when it took the turn; routes it "
+        "(absent: the trimmer reads it).",
+    )
 
 
 class ContextTrimmed(Event):
@@ -140,6 +145,11 @@ class NotesUpdated(Event):
         description="Code's threshold says the requirements are complete."
     )
     context: ContextTrimmed = Field(description="The trimmed context the notes were built from.")
+    previous: Notes | None = Field(
+        default=None,
+        description="The notes before this turn, so the reply can say what it changed "
+        "(absent: the conversation remembers them itself).",
+    )
 
 
 class ReplyGenerated(Event):
@@ -152,3 +162,16 @@ class ReplyGenerated(Event):
         description="question while gathering, confirmation summary, clarify when unclear."
     )
     phase: Phase = Field(description="The phase after this reply.")
+
+
+class ReplyDelta(Event):
+    """A piece of the reply while a model writes it (streamed replies only).
+
+    The pieces of one reply share its turn, numbered from 0; the `ReplyGenerated` that
+    follows is the whole reply and wins: code checks the model's wording and may replace it.
+    """
+
+    topic: ClassVar[Topic] = Topic("conversation.reply-delta.v1")
+
+    text: str = Field(max_length=MAX_MESSAGE_CHARS, description="The next piece of the reply.")
+    index: int = Field(ge=0, description="The piece's place in the reply (0, 1, ...).")

@@ -34,12 +34,10 @@ _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 """
-# Replace lease ARGV[1] by ARGV[2]: "done" kept ARGV[3] s, or "" to release it.
-_SETTLE = """
+# Release lease ARGV[1] after a failure, only while it is still that lease.
+_RELEASE = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then return redis.call('DEL', KEYS[1]) end
-redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
-return 1
+return redis.call('DEL', KEYS[1])
 """
 
 
@@ -79,10 +77,13 @@ async def claim(
     except BaseException:
         await _stop(renewer, stop)
         with contextlib.suppress(Exception):  # unreleased, the lease simply runs out
-            await redis.eval(_SETTLE, 1, key, lease, "", 0)
+            await redis.eval(_RELEASE, 1, key, lease)
         raise
     await _stop(renewer, stop)
-    await redis.eval(_SETTLE, 1, key, lease, DONE, ttl_s)
+    # "done" is true once any worker's handler returned, so it needs no check of whose lease
+    # the key holds: one SET instead of a script's three commands (docs/performance.md §23).
+    # A second worker that took over a lapsed lease finds "done" when it settles or fails.
+    await redis.set(key, DONE, ex=ttl_s)
 
 
 async def _renew(redis: Redis, key: str, lease: str, lease_s: float, stop: asyncio.Event) -> None:

@@ -10,6 +10,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from shared.ttl import Freshness, window_for
+
 
 def make_redis(
     url: str, max_connections: int = 64, wait_s: float = 10.0, retries: int = 3
@@ -83,3 +85,13 @@ class RedisStore:
 
     def __init__(self, redis: Redis, ttl_s: int) -> None:
         self.redis, self.ttl_s = redis, ttl_s
+        self.fresh = Freshness(window_for(ttl_s))  # when to refresh TTLs (shared/ttl.py)
+
+    def ttl_due(self, session_id: str, group: str) -> int:
+        """The TTL to set on the group's keys with this write, or 0 when still fresh."""
+        return self.ttl_s if self.fresh.due(session_id, group) else 0
+
+    def ttl_done(self, session_id: str, group: str, ttl: int) -> None:
+        """Note the write that carried TTL `ttl` (0: none) has succeeded."""
+        if ttl:
+            self.fresh.refreshed(session_id, group)

@@ -78,7 +78,9 @@ async def read_raw(redis: Redis, session_id: str) -> tuple[Outline, dict[str, st
     """The tree and every kept turn's JSON by number, read together (decode only the turns
     you need: `decode_turns`)."""
     tree_key, turns_key = _keys(session_id)
-    async with redis.pipeline(transaction=True) as pipe:
+    # Not a transaction: turns are only ever added, so a tree read beside them is consistent
+    # enough (the CAS on the tree's version catches a race), and MULTI/EXEC are two commands.
+    async with redis.pipeline(transaction=False) as pipe:
         pipe.get(tree_key)
         pipe.hgetall(turns_key)
         raw_tree, raw_turns = await pipe.execute()
@@ -88,19 +90,19 @@ async def read_raw(redis: Redis, session_id: str) -> tuple[Outline, dict[str, st
 class OutlineWriter(RedisStore):
     """Keeps one session's turns and compare-and-sets its tree."""
 
-    async def add_turn_and_read(
-        self, session_id: str, turn: IndexedTurn
-    ) -> tuple[Outline, Mapping[str, str]]:
-        """Keep a turn's words once, then read the tree and every kept turn's JSON by number,
-        all in one round trip (decode only the turns you need: `decode_turns`)."""
-        tree_key, turns_key = _keys(session_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
+    async def add_turn(self, session_id: str, turn: IndexedTurn, batch: Collection[int]) -> bool:
+        """Keep a turn's words once; True when every turn of `batch` (its numbers) is now
+        kept, so the tree may have a batch to place. One round trip, no tree read."""
+        turns_key = _keys(session_id)[1]
+        ttl = self.ttl_due(session_id, "outline")
+        async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hsetnx(turns_key, str(turn.seq), turn.model_dump_json())
-            pipe.expire(turns_key, self.ttl_s)
-            pipe.get(tree_key)
-            pipe.hgetall(turns_key)
-            _, _, raw_tree, raw_turns = await pipe.execute()
-        return decode_tree(raw_tree), text_map(raw_turns)
+            if ttl:  # once per window (shared/ttl.py); the tree is a SET with EX of its own
+                pipe.expire(turns_key, ttl)
+            pipe.hmget(turns_key, [str(n) for n in batch])
+            *_, present = await pipe.execute()
+        self.ttl_done(session_id, "outline", ttl)
+        return all(value is not None for value in present)
 
     async def read_raw(self, session_id: str) -> tuple[Outline, Mapping[str, str]]:
         """The tree and every kept turn's JSON by number, read together."""

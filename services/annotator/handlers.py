@@ -93,6 +93,7 @@ async def annotate(context: ContextTrimmed, deps: Deps) -> None:
         notes=folded.notes,
         ready_for_confirmation=folded.ready_for_confirmation,
         context=context,
+        previous=previous,  # what the reply's "Added: ..." compares with; no store read there
     )
     await deps.published.publish(out, key=out.key())
 

@@ -8,7 +8,7 @@ from faststream import Context
 
 from schemas.envelope import Event
 from schemas.plan import PlanCompiled, StepProgressed, WorkflowCompleted, WorkflowFailed
-from schemas.turn import ReplyGenerated
+from schemas.turn import ReplyDelta, ReplyGenerated
 from services.gateway.metrics import observe_outbound
 from services.gateway.store import SessionStore
 from shared.handling import handles
@@ -27,6 +27,15 @@ async def on_reply_generated(event: ReplyGenerated, store: SessionStore = Contex
     await forward(
         store, event, "reply", {"text": event.text, "kind": event.reply_kind, "phase": event.phase}
     )
+
+
+@handles("gateway", claim=False)
+async def on_reply_delta(event: ReplyDelta, store: SessionStore = Context()) -> None:
+    """Stream a piece of a reply a model is still writing (`reply.delta`; no dedupe: a piece
+    shown twice after a redelivery is replaced by the reply all the same)."""
+    data = {"event_id": str(event.event_id), "turn_id": event.turn_id, "text": event.text}
+    await store.publish_delta(event.session_id, "reply.delta", {**data, "index": event.index})
+    observe_outbound("reply.delta")
 
 
 @handles("gateway", claim=False)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any, cast
@@ -26,17 +27,36 @@ from redis.asyncio import Redis
 from redis.typing import KeyT, StreamIdT
 
 from services.gateway.logic import is_stream_id
-from shared.redis import text
+from shared.redis import text, text_map
 from shared.tasks import alongside
 
 log = logging.getLogger("planwire.gateway")
 
 
+Entry = tuple[str, str, dict[str, Any]]  # stream id, event type, data
+
+
 class Watch:
-    """One open stream's wake-up signal."""
+    """One open stream's wake-up signal, and the entries the shared read found for it."""
 
     def __init__(self, key: str) -> None:
         self.key, self.woken = key, asyncio.Event()
+        self.handed: list[tuple[str, list[Entry]]] = []  # (the id they follow, entries)
+
+    def take(self, after: str) -> list[Entry] | None:
+        """The handed entries that follow `after` without a gap, or None when the stream must
+        be read (nothing handed, or a batch that does not start at `after`).
+
+        The shared read already fetched them: the stream need not read them again (one XREAD
+        a wake-up instead of two)."""
+        handed, self.handed = self.handed, []
+        found: list[Entry] = []
+        for follows, entries in handed:
+            if follows != after:
+                return None
+            found.extend(entries)
+            after = entries[-1][0]
+        return found or None
 
     async def wait(self, timeout_s: float) -> bool:
         """True when woken, False after `timeout_s` with nothing new."""
@@ -121,8 +141,10 @@ class OutboxHub:
         for raw_key, entries in reply or []:
             key = text(raw_key)
             if key in self.cursors and entries:
-                self.cursors[key] = text(entries[-1][0])
+                follows, found = self.cursors[key], [_entry(e) for e in entries]
+                self.cursors[key] = found[-1][0]
                 for watch in self.watches.get(key, ()):
+                    watch.handed.append((follows, found))
                     watch.woken.set()
 
     @contextlib.asynccontextmanager
@@ -130,3 +152,10 @@ class OutboxHub:
         """Run the reader for the lifetime of the app."""
         async with alongside(self.run()):
             yield self
+
+
+def _entry(raw: Any) -> Entry:
+    """One XREAD entry, `(id, {"type", "data"})`, as (id, type, decoded data)."""
+    entry_id, fields = raw
+    values = text_map(fields)  # the gateway writes both fields; a foreign entry reads empty
+    return text(entry_id), values.get("type", ""), json.loads(values.get("data", "{}"))

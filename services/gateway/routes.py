@@ -202,6 +202,7 @@ async def accept_turn(
         turn_id=answer["turn_id"],
         text=text,
         turn_seq=seq,
+        phase=phase,  # read with the numbering: the trimmer need not read it again
     )
     await request.app.state.turns.publish(event, key=event.key())
     await store.touch(session_id)
@@ -305,11 +306,14 @@ async def sse_frames(request: Request, session_id: str, after: str) -> AsyncIter
     async with hub.watch(outbox_key(session_id), after) as watch:
         while not await request.is_disconnected():
             watch.woken.clear()  # before the read, so an entry added after it still wakes us
-            events = await store.read_outbound(session_id, after)
+            # What the shared read handed over, when it follows on; else read the stream.
+            events = watch.take(after)
+            if events is None:
+                events = await store.read_outbound(session_id, after)
             for entry_id, event_type, data in events:
                 after = entry_id
                 yield logic.sse_frame(entry_id, event_type, data)
-            if len(events) == OUTBOUND_PAGE:
+            if len(events) >= OUTBOUND_PAGE:
                 continue  # maybe more behind a full page: read on at once
             # A short page was all there was when it was read, and the event was cleared
             # before it: wait, rather than read again to find nothing (one XREAD per event).

@@ -23,6 +23,8 @@ import time
 from collections.abc import Sequence
 from typing import Any, cast
 
+from redis.asyncio import Redis
+
 from schemas.outline import Outline
 from services.gateway.limits import window
 from shared.model.usage import read_usage
@@ -30,11 +32,22 @@ from shared.redis import RedisStore, session_key, text, text_list, text_map, tex
 from state import notes, outline, run, session, transcript, workflow
 
 # Add an event to the stream once per event id (redeliveries are absorbed); returns its id.
+# ARGV[4]: the TTL to refresh, or 0 while it is fresh (shared/ttl.py: the first event this
+# process appends for a session always refreshes, so the stream it creates gets its TTL).
 _XADD_ONCE = """
 if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return false end
-redis.call('EXPIRE', KEYS[2], ARGV[4])
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[5], '*', 'type', ARGV[2], 'data', ARGV[3])
-redis.call('EXPIRE', KEYS[1], ARGV[4])
+if ARGV[4] ~= '0' then
+  redis.call('EXPIRE', KEYS[1], ARGV[4])
+  redis.call('EXPIRE', KEYS[2], ARGV[4])
+end
+return id
+"""
+# Append an event that needs no dedupe (a reply's delta, shown once and superseded by the
+# reply): XADD alone, with the same TTL rule.
+_XADD = """
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], '*', 'type', ARGV[1], 'data', ARGV[2])
+if ARGV[4] ~= '0' then redis.call('EXPIRE', KEYS[1], ARGV[4]) end
 return id
 """
 STREAM_MAXLEN = 10_000
@@ -54,7 +67,8 @@ local phase = redis.call('GET', KEYS[1]) or ARGV[2]
 for i = 2, #ARGV do
   if phase == ARGV[i] then
     local position = redis.call('INCR', KEYS[2])
-    redis.call('EXPIRE', KEYS[2], ARGV[1])
+    -- A new counter gets its TTL; `touch` refreshes it with the session's other keys.
+    if position == 1 then redis.call('EXPIRE', KEYS[2], ARGV[1]) end
     return {position, phase}
   end
 end
@@ -71,7 +85,7 @@ local phase = redis.call('GET', KEYS[1]) or ARGV[2]
 for i = 2, #ARGV do
   if phase == ARGV[i] then
     local position = redis.call('INCR', KEYS[2])
-    redis.call('EXPIRE', KEYS[2], ARGV[1])
+    if position == 1 then redis.call('EXPIRE', KEYS[2], ARGV[1]) end
     if next(record) ~= nil then
       record['seq'] = position
       redis.call('SET', KEYS[3], cjson.encode(record), 'KEEPTTL')
@@ -91,6 +105,8 @@ redis.call('SET', KEYS[1], cjson.encode(record), 'KEEPTTL')
 return 1
 """
 SESSION_LIST_MAX = 50
+OWNER_MEMO_S = 10.0  # how long a session's tenant is taken as known without asking Redis
+OWNER_MEMO_MAX = 50_000
 OUTBOUND_PAGE = 100  # entries one read of a session's stream returns at most
 
 
@@ -107,6 +123,10 @@ def tenant_sessions_key(tenant: str) -> str:
 class SessionStore(RedisStore):
     """Creates sessions, reads their state, and appends and reads outbound events."""
 
+    def __init__(self, redis: Redis, ttl_s: int) -> None:
+        super().__init__(redis, ttl_s)
+        self._owners: dict[str, tuple[str, float]] = {}  # session -> (tenant, when read)
+
     async def create(self, session_id: str, tenant: str) -> None:
         """A new session in the gathering phase, listed under its tenant."""
         await session.open_session(self.redis, session_id, tenant, self.ttl_s)
@@ -122,8 +142,12 @@ class SessionStore(RedisStore):
     async def touch(self, session_id: str) -> None:
         """Activity: the gateway's session records live another TTL, and the session is recent.
 
-        Every other record is refreshed by its owner when it writes (trimmer, annotator, ...).
+        Once per TTL window (`shared/ttl.py`): between, the records are fresh and the session
+        is recent enough for the phase gauge's sample, and a turn sends nothing. Every other
+        record is refreshed by its owner when it writes (trimmer, annotator, ...).
         """
+        if not self.fresh.due(session_id, "session"):
+            return
         now = time.time()
         async with self.redis.pipeline(transaction=False) as pipe:
             session.refresh(pipe, session_id, self.ttl_s)
@@ -137,6 +161,7 @@ class SessionStore(RedisStore):
             pipe.zremrangebyscore(RECENT_KEY, "-inf", now - self.ttl_s)
             pipe.zremrangebyrank(RECENT_KEY, 0, -RECENT_MAX - 1)
             await pipe.execute()
+        self.fresh.refreshed(session_id, "session")
 
     async def recent_sessions(self, limit: int = RECENT_MAX) -> list[str]:
         """Ids of the sessions active within the TTL, newest first, at most `limit`."""
@@ -213,8 +238,21 @@ class SessionStore(RedisStore):
         return (int(position) or None), phase
 
     async def tenant(self, session_id: str) -> str | None:
-        """The tenant that owns the session, or None if there is no such session."""
-        return await session.tenant(self.redis, session_id)
+        """The tenant that owns the session, or None if there is no such session.
+
+        A session's tenant never changes, so an answer is kept for `OWNER_MEMO_S`: a turn's
+        requests (the POST, the stream) ask Redis once, not each time. A session that expires
+        (30 days idle) is unknown again at most that long after."""
+        now = time.monotonic()
+        known = self._owners.get(session_id)
+        if known is not None and now - known[1] < OWNER_MEMO_S:
+            return known[0]
+        found = await session.tenant(self.redis, session_id)
+        if found is not None:
+            if len(self._owners) >= OWNER_MEMO_MAX:
+                self._owners.clear()  # bounded; forgetting only costs a read
+            self._owners[session_id] = (found, now)
+        return found
 
     async def phase(self, session_id: str) -> str:
         """The session's current phase."""
@@ -245,8 +283,20 @@ class SessionStore(RedisStore):
     ) -> str | None:
         """Append an outbound event once; None when it was already appended."""
         keys = (outbox_key(session_id), session_key(session_id, "outbox", "ids"))
-        args = (event_id, event_type, json.dumps(data, default=str), self.ttl_s, STREAM_MAXLEN)
-        return text_or_none(await self.redis.eval(_XADD_ONCE, 2, *keys, *args))
+        ttl = self.ttl_due(session_id, "outbox")
+        payload = json.dumps(data, default=str)
+        args = (event_id, event_type, payload, ttl, STREAM_MAXLEN)
+        added = text_or_none(await self.redis.eval(_XADD_ONCE, 2, *keys, *args))
+        self.ttl_done(session_id, "outbox", ttl)
+        return added
+
+    async def publish_delta(self, session_id: str, event_type: str, data: dict[str, Any]) -> str:
+        """Append an event that needs no dedupe (a reply's delta); returns its stream id."""
+        ttl = self.ttl_due(session_id, "outbox")
+        args = (event_type, json.dumps(data, default=str), STREAM_MAXLEN, ttl)
+        added = text(await self.redis.eval(_XADD, 1, outbox_key(session_id), *args))
+        self.ttl_done(session_id, "outbox", ttl)
+        return added
 
     async def read_outbound(
         self, session_id: str, after: str

@@ -36,7 +36,10 @@ class Deps(HandlerDeps):
     limits: logic.Limits
 
 
-@handles("indexer")
+# No claim: keeping a turn is a HSETNX and placing a batch a compare-and-set of the tree's
+# version, so a redelivered turn changes nothing and publishes nothing; the claim's two
+# commands a turn bought no guarantee here (docs/performance.md §23).
+@handles("indexer", claim=False)
 async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
     """Keep the turn's words; index every batch of 4 turns that is now complete."""
     turn = IndexedTurn(
@@ -45,7 +48,12 @@ async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
         text=event.text,
         ids=find_mentions(event.text, deps.catalogue),
     )
-    outline, kept = await deps.store.add_turn_and_read(event.session_id, turn)
+    # A batch can only become complete with the arrival of one of its turns: until this
+    # turn's batch is all there, nothing needs the tree (read, and decoded, every 4th turn).
+    batch = logic.batch_turns((event.turn_seq - 1) // logic.BATCH_TURNS)
+    if not await deps.store.add_turn(event.session_id, turn, batch):
+        return
+    outline, kept = await deps.store.read_raw(event.session_id)
     for _ in range(CAS_ATTEMPTS):
         if not await index_next(event.session_id, deps, outline, kept):
             return

@@ -28,7 +28,9 @@ class Deps(HandlerDeps):
 async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
     """Append the user's message, trim the history to whole change units, pass it on."""
     message = ChatMessage(role="user", text=event.text, turn_id=event.turn_id or "")
-    history, phase = await deps.store.add_user_and_read(event.session_id, event.turn_seq, message)
+    history, phase = await deps.store.add_user_and_read(
+        event.session_id, event.turn_seq, message, event.phase
+    )
     # The naive context policy (shared/policy.py) passes the whole stored window on every turn.
     kept, dropped = (history, 0) if naive() else logic.trim(history, deps.budget_tokens)
     # Units the bounded transcript no longer holds were dropped too: readers recall them.

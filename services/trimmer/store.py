@@ -15,14 +15,14 @@ class TranscriptStore(TranscriptWriter):
         return await transcript.read(self.redis, session_id)
 
     async def add_user_and_read(
-        self, session_id: str, turn_seq: int, message: ChatMessage
+        self, session_id: str, turn_seq: int, message: ChatMessage, known_phase: str | None = None
     ) -> tuple[list[ChatMessage], str]:
         """Record the user's message once, then read the transcript and the phase: one round
-        trip (an absent phase reads as gathering, as a new session starts)."""
-        history, phase = await self.add_user_and_read_with(
-            session_id, turn_seq, message, session.phase_key(session_id)
-        )
-        return history, phase or "gathering"
+        trip (an absent phase reads as gathering, as a new session starts). The phase the
+        gateway read when it took the turn (`known_phase`) is not read again."""
+        key = None if known_phase else session.phase_key(session_id)
+        history, phase = await self.add_user_and_read_with(session_id, turn_seq, message, key)
+        return history, known_phase or phase or "gathering"
 
     async def phase(self, session_id: str) -> str:
         """The session's phase as the gateway and the phase owners left it."""

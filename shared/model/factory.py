@@ -11,6 +11,7 @@ from shared.model.chaos import ChaosModel
 from shared.model.cooldown import CoolDownModel
 from shared.model.openai_model import OpenAIModel
 from shared.model.port import HeuristicModel, ModelPort, SimulatedLatencyModel
+from shared.model.streaming import SimulatedStreamingModel
 
 if TYPE_CHECKING:
     from shared.model.local import LocalModelServer
@@ -62,6 +63,10 @@ class ModelSettings(BaseSettings):
     # and every call may wait a simulated model latency first.
     model_estimate_tokens: bool = False
     model_latency_ms: float = Field(default=0.0, ge=0)
+    # A streamed reply's first piece after this long and each next one after the other
+    # (planwire bench --model-first-token-ms/--model-token-ms; shared/model/streaming.py).
+    model_first_token_ms: float = Field(default=0.0, ge=0)
+    model_token_ms: float = Field(default=0.0, ge=0)
 
     @property
     def model_backend(self) -> str:
@@ -91,9 +96,14 @@ def build_model(settings: ModelChoice) -> ModelPort:
     SmolLM2 in this process (about a second) and stops it on `aclose()`. Every backend but
     the rules gets the per-role cool-down (shared/model/cooldown.py).
     `model_estimate_tokens` and `model_latency_ms` make the heuristic backend charge
-    estimated tokens and any backend wait first.
+    estimated tokens and any backend wait first; `model_first_token_ms`/`model_token_ms`
+    write a streamed reply out at that pace (shared/model/streaming.py).
     """
     model = _with_cooldown(settings)
+    first_ms = float(getattr(settings, "model_first_token_ms", 0.0) or 0.0)
+    token_ms = float(getattr(settings, "model_token_ms", 0.0) or 0.0)
+    if first_ms > 0 or token_ms > 0:
+        model = SimulatedStreamingModel(model, first_ms / 1000, token_ms / 1000)
     latency_ms = float(getattr(settings, "model_latency_ms", 0.0) or 0.0)
     return SimulatedLatencyModel(model, latency_ms / 1000) if latency_ms > 0 else model
 

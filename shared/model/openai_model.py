@@ -19,6 +19,8 @@ from shared.budgets import MODEL_MAX_BACKOFF_S as MAX_BACKOFF_S
 from shared.model.metrics import ATTEMPT_FAILURES, REPAIRS, RETRIES, record_call
 from shared.model.output import InvalidOutput, parse_reply, repair_turns
 from shared.model.port import Backend, Call, ModelResult
+from shared.model.sink import emit, sink
+from shared.model.streaming import partial_text
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +65,8 @@ class OpenAIModel(Backend):
         self._client = openai.AsyncOpenAI(
             base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0
         )
+
+    streams = True  # `_request` reads a streamed call's reply as the server writes it
 
     async def answer(self, request: Call) -> ModelResult:
         """Ask the model for an object matching `schema`; fall back after repeated failure."""
@@ -110,6 +114,8 @@ class OpenAIModel(Backend):
             "type": "json_schema",
             "json_schema": {"name": _schema_name(call.role), "schema": schema, "strict": True},
         }
+        if sink() is not None:  # the caller streams this reply: read it as it is written
+            return await self._streamed(call, response_format, max_tokens)
         response = await self._client.chat.completions.create(
             model=self.model,
             # The prompts build plain {"role", "content"} dicts: the shape these TypedDicts name.
@@ -122,6 +128,33 @@ class OpenAIModel(Backend):
             call.prompt_tokens += response.usage.prompt_tokens or 0
             call.completion_tokens += response.usage.completion_tokens or 0
         return response.choices[0].message.content if response.choices else None
+
+    async def _streamed(
+        self, call: _Call, response_format: ResponseFormatJSONSchema, max_tokens: int
+    ) -> str:
+        """The same request with `stream=True`: each new piece of the reply's `text` field
+        goes to the caller's sink as it arrives; returns the whole content as `_request`."""
+        stream = await self._client.chat.completions.create(
+            model=self.model,
+            messages=cast("list[ChatCompletionMessageParam]", call.messages),
+            temperature=0,
+            max_tokens=max_tokens,
+            response_format=response_format,
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+        content, shown = "", ""
+        async for chunk in stream:
+            if chunk.usage is not None:
+                call.prompt_tokens += chunk.usage.prompt_tokens or 0
+                call.completion_tokens += chunk.usage.completion_tokens or 0
+            if chunk.choices and chunk.choices[0].delta.content:
+                content += chunk.choices[0].delta.content
+                text = partial_text(content)
+                if len(text) > len(shown) and text.startswith(shown):
+                    await emit(text[len(shown) :])
+                    shown = text
+        return content
 
     def _note_transport_failure(self, call: _Call, exc: openai.OpenAIError) -> bool:
         """Count a transport failure; True when another attempt is allowed."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from shared.model.metrics import record_call
+from shared.model.sink import emit
 from shared.model.tokens import estimate_messages, estimate_reply
 
 OUTCOMES = ("ok", "repaired", "fallback", "heuristic")
@@ -135,6 +136,7 @@ class HeuristicModel(Backend):
     name = "heuristic"
     model = "heuristic"
     estimate_tokens = False  # a class default too: subclasses may skip __init__
+    streams = False  # its reply is there at once: a caller need not stream it
 
     def __init__(self, *, estimate_tokens: bool = False) -> None:
         self.estimate_tokens = estimate_tokens
@@ -150,6 +152,8 @@ class HeuristicModel(Backend):
         )
         latency = time.perf_counter() - started
         record_call(call.role, "heuristic", latency, prompt, completion)
+        if isinstance(data.get("text"), str):  # a streamed call gets its reply in one piece
+            await emit(data["text"])
         return ModelResult(data, "heuristic", prompt, completion, latency)
 
 

@@ -14,6 +14,7 @@ from schemas.turn import (
     Notes,
     NotesUpdated,
     Reference,
+    ReplyDelta,
     ReplyGenerated,
 )
 from services.conversation import handlers, store
@@ -51,6 +52,7 @@ async def serve(redis_url: str, model: ModelPort):
         model=UsageRecordingModel(model, redis),
         catalogue=CATALOGUE,
         replies=service.publisher_of(ReplyGenerated),
+        deltas=service.publisher_of(ReplyDelta),
         replied=store.RepliedNotes(redis, TTL),
         dedupe_ttl_s=TTL,
     )

@@ -93,6 +93,7 @@ class Services:
             model=model,
             catalogue=CATALOGUE,
             replies=bus,
+            deltas=bus,
             replied=RepliedNotes(redis, TTL),
             **common,
         )

@@ -96,7 +96,7 @@ export function after(a, b) {
   return am > bm || (am === bm && as > bs);
 }
 
-const EVENT_TYPES = ["reply", "plan", "progress", "workflow_completed", "workflow_failed"];
+const EVENT_TYPES = ["reply", "reply.delta", "plan", "progress", "workflow_completed", "workflow_failed"];
 
 // One session's event stream. Resumes after the last event applied, whether the browser
 // reconnects by itself (it sends Last-Event-ID) or the stream is reopened here

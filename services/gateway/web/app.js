@@ -2,6 +2,7 @@
 // session's event stream; every event is applied once, in stream order.
 import { api, ApiError, describe, SessionStream } from "./api.js";
 import { drawOutline, drawPlan, STATES } from "./plan.js";
+import { endTyping, showDelta } from "./typing.js";
 
 const $ = (id) => document.getElementById(id);
 const CONFIRM_TEXT = "Yes, that's everything. Please build it.";
@@ -241,10 +242,12 @@ function logActivity(event) {
 }
 
 function applyEvent(event) {
+  if (event.type === "reply.delta") return showDelta(event.data);
   logActivity(event);
   const d = event.data;
   switch (event.type) {
     case "reply":
+      endTyping(d.turn_id);
       addMessage(d.turn_id, "assistant", d.text, d.kind);
       setPhase(d.phase);
       if (d.kind === "confirmation" && d.phase === "confirming") showConfirmation(d.text);
