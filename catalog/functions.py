@@ -114,7 +114,11 @@ def picture_reading_hits(text: str) -> list[Hit]:
 
 
 def _a_picture(token: Token) -> bool:
-    return token.pos_ in ("NOUN", "PROPN") and token.lemma_.lower() in PICTURES
+    """A picture noun that is not itself a modifier ("the photos folder" is a folder)."""
+    after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    # ("the screenshots people post": a clause about them begins, the noun is theirs)
+    modifier = after is not None and after.pos_ in ("NOUN", "PROPN") and "subj" not in after.dep_
+    return token.pos_ in ("NOUN", "PROPN") and token.lemma_.lower() in PICTURES and not modifier
 
 
 def _read_from(picture: Token) -> bool:

@@ -36,7 +36,7 @@ from catalog.phrases import REF, Hit, alias_hits, without_overlaps
 from catalog.removals import historical_indices, removed_indices
 from catalog.retractions import corrects_previous, persisting, rejected_indices
 from catalog.schedule import schedule_hits
-from catalog.structure import data_roles, descriptions, habits, roles, uses
+from catalog.structure import data_roles, descriptions, doing_already, habits, roles, uses
 from catalog.typos import typo_hits
 
 # Items whose references are patterns rather than fixed phrases; used only when the
@@ -181,6 +181,16 @@ def _family_of(catalogue: Catalogue, id_: str) -> str | None:
     return entry.family if entry is not None else None
 
 
+# Families that are ways of telling someone: one may stand in for another.
+TELLING = {"email", "messaging"}
+
+
+def _way_of(catalogue: Catalogue, id_: str) -> str | None:
+    """An app's family, the ways of telling someone counted as one."""
+    family = _family_of(catalogue, id_)
+    return "telling" if family in TELLING else family
+
+
 def find_mentions(text: str, catalogue: Catalogue) -> list[str]:
     """Every id the text refers to, in order of first appearance, removals included.
 
@@ -196,11 +206,16 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     candidates = sorted(found + list(refs))
     rejected, aside = dismissed_indices(text, candidates, lambda id_: _family_of(catalogue, id_))
     retracted = rejected_indices(text, candidates)
+    # "actually no, HubSpot already notifies them. skip that": what the sentence taken back
+    # says of an app as a fact is no request of it, so there is nothing to take back.
+    facts = roles(text, [candidates[i] for i in retracted if candidates[i].id != REF])
+    stated_only = {i for i in retracted if facts.get(candidates[i]) == "context"}
+    retracted -= stated_only
     indices = removed_indices(text, candidates) | retracted | rejected
     retracted -= indices - retracted  # a removal said outright is more than a retraction
     indices |= persisting(text, candidates, indices)
     indices |= chosen_over(text, candidates, catalogue)
-    history = (historical_indices(text, candidates) | aside) - indices
+    history = (historical_indices(text, candidates) | aside | stated_only) - indices
     history |= persisting(text, candidates, history) - indices
     gone = {candidates[i] for i in indices}
     then = {candidates[i] for i in history}
@@ -214,7 +229,12 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     gone |= {hit for hit, role in read.items() if role == "turned_down"}
     then |= {hit for hit, role in read.items() if role == "context"}
     said_out = [h for h in found if h in gone and h not in taken_back]
-    data = data_roles(text, said_out) | habits(text, said_out)
+    # "she never opens Discord, so WhatsApp her as well": a habit explains another way of
+    # reaching someone the message asks for; said alone ("the volunteers don't check
+    # Discord") it stands as the reason to leave the app out.
+    kept = {_way_of(catalogue, h.id) for h in found if h not in gone | then}
+    reasons = {h for h in habits(text, said_out) if _way_of(catalogue, h.id) in kept}
+    data = data_roles(text, said_out) | reasons | doing_already(text, said_out)
     gone, then = gone - data, then | data
     last = {
         hit.id: "retracted"

@@ -80,6 +80,8 @@ EVENT = words(r"(?:every|each)\s+time|whenever|as\s+soon\s+as")
 
 
 POSSESSIVE = re.compile(r"['’]s?(?!\w)")
+# "zero slack in her day", "my week is packed": someone's time, not when anything runs.
+OWNED_BEFORE = re.compile(r"(?<!\w)(?:my|his|her|their|our|your|its)\s+\Z", re.IGNORECASE)
 # A time word that names a field of the data: "the publication year", "day, place, hotel".
 FIELD_BEFORE = re.compile(
     r"(?:(?<!\w)(?:publication|birth|release|fiscal|financial|tax|academic|school|model|production"
@@ -132,6 +134,7 @@ def parsed_hits(text: str, taken: list[Hit]) -> list[Hit]:
                 w
                 for w in TIME_WORD.finditer(text, sentence.start(), sentence.end())
                 if not POSSESSIVE.match(text, w.end())
+                and not OWNED_BEFORE.search(text, max(0, w.start() - 8), w.start())
                 and not _names_a_field(text, w)
                 and not OFFSET_AFTER.match(text, w.end())
                 and not DURATION_AFTER.match(text, w.end())

@@ -43,6 +43,12 @@ WANTING = {"want", "need", "ask", "expect", "require", "prefer", "like", "love",
 USING = {"use", "swear", "recommend", "suggest", "rave", "love", "prefer", "push"}
 # Verbs of weighing an option: "I was thinking Notion, but ..." passes it over.
 CONSIDERING = {"think", "consider", "look", "wonder", "toy", "debate", "weigh", "plan"}
+# Clauses that tell something on their own (a whole sentence, one of two joined, or one
+# reported inside another with its own subject).
+CLAUSES = ("ROOT", "conj", "ccomp")
+# People and firms outside the user's team who set things up: what they did is history.
+AGENTS = {"agency", "contractor", "consultant", "consultancy", "predecessor", "freelancer"}
+AGENTS |= {"integrator", "outsourcer"}
 # Words that bring a past clause to today: what follows them is the user's choice now.
 PRESENT = {"now", "today", "nowadays"}
 # What marks a thing as the one from before: "the old cron job mailed a Gmail group".
@@ -164,13 +170,19 @@ def data_roles(text: str, hits: Iterable[Hit]) -> set[Hit]:
 
 def habits(text: str, hits: Iterable[Hit]) -> set[Hit]:
     """The hits a negated clause about someone else governs ("she never opens Discord"):
-    however the phrase rules read the negation, it is a reason, not a removal."""
+    however the phrase rules read the negation, it gives a reason, not a removal."""
     found = set()
     for hit, token in references(text, hits):
         verb = governor(token)
         if any(c.dep_ == "neg" for c in verb.children) and habit(token, verb):
             found.add(hit)
     return found
+
+
+def doing_already(text: str, hits: Iterable[Hit]) -> set[Hit]:
+    """The hits that already do the work themselves ("no, HubSpot already notifies them"):
+    a reason why nothing is needed, whatever removal the words around them suggest."""
+    return {hit for hit, token in references(text, hits) if does_already(token, governor(token))}
 
 
 def descriptions(text: str, hits: Iterable[Hit]) -> set[Hit]:
@@ -246,11 +258,48 @@ def role_of(token: Token) -> Role | None:
     if others(token, verb):
         # "No sorry, Jira is IT's tool": said as a correction, someone else's tool is out.
         return "turned_down" if corrected(token) else "context"
-    if former(token, verb):
+    if former(token, verb) or quit_(token, verb):
         return "turned_down"
-    if history(token, verb) or left_behind(token):
+    if history(token, verb) or left_behind(token) or does_already(token, verb):
         return "context"
+    if by_hand(verb):
+        return "context"  # "right now I search the web by hand": today's routine
     return None
+
+
+# Verbs of giving a tool up: in the past, the user no longer has it ("we left Slack in March").
+QUITTING = {"leave", "quit", "drop", "ditch", "cancel", "abandon", "retire", "dump", "kill"}
+QUITTING |= {"stop", "sunset", "scrap", "deprecate", "uninstall"}
+
+
+def quit_(token: Token, verb: Token) -> bool:
+    """The user (or their organisation) gave the app up: it is the object of a past verb of
+    quitting whose subject is theirs ("we dropped Salesforce last year")."""
+    if verb.lemma_ not in QUITTING or verb.tag_ not in ("VBD", "VBN") or token.dep_ != "dobj":
+        return False
+    subject = next((c for c in verb.children if c.dep_.startswith("nsubj")), None)
+    return subject is not None and (subject.lower_ in OWN or subject.lemma_ in OWN_GROUPS)
+
+
+def does_already(token: Token, verb: Token) -> bool:
+    """The app already does it on its own ("HubSpot already notifies them"): a reason why
+    nothing is needed, not a step."""
+    subject = token.dep_ == "nsubj" and token.head.i == verb.i
+    # "Notion, my co-host already has a base": a misparse across a comma is no subject.
+    between = token.doc[min(token.i, verb.i) + 1 : max(token.i, verb.i)]
+    joined = not any(t.is_punct for t in between)
+    return subject and joined and any(c.lower_ == "already" for c in verb.children)
+
+
+def by_hand(verb: Token) -> bool:
+    """The clause tells what the user does by hand today ("I search the web by hand")."""
+    for child in verb.children:
+        if child.lower_ == "manually":
+            return True
+        by = child.dep_ == "prep" and child.lower_ == "by"
+        if by and any(g.lower_ == "hand" for g in child.children):
+            return True
+    return False
 
 
 CORRECTING = {"no", "nope", "nah", "sorry", "oops", "wait", "actually"}
@@ -572,23 +621,33 @@ def history(token: Token, verb: Token) -> bool:
     past and the present, so they prove nothing."""
     if verb.dep_ == "xcomp" and verb.head.lemma_ == "use" and verb.head.tag_ == "VBD":
         return True
-    if verb.dep_ not in ("ROOT", "conj") or verb.lemma_ in TAKING_UP | WANTING | SAYING:
-        return False
+    own_subject = any(
+        c.dep_.startswith("nsubj") and c.lower_ not in ("this", "it", "that", "these", "those")
+        for c in verb.children
+    )
+    if verb.dep_ in ("xcomp", "ccomp") and not own_subject and verb.head.dep_ in CLAUSES:
+        verb = verb.head  # "my predecessor had this going to Slack": the clause above tells
     clause = verb.head if verb.dep_ == "conj" else verb
-    if (
-        clause.dep_ != "ROOT"
-        or clause.tag_ != "VBD"
-        or clause.lemma_ in TAKING_UP | WANTING | SAYING
-    ):
+    subject = next((c for c in clause.children if c.dep_ == "nsubj" and c.i < clause.i), None)
+    # Taking a tool up is how the user got to today's; someone else setting it up is history.
+    theirs = subject is not None and subject.lemma_.lower() in AGENTS
+    excluded = WANTING | SAYING | (set() if theirs else TAKING_UP)
+    if verb.dep_ not in CLAUSES or verb.lemma_ in excluded:
         return False
+    if clause.dep_ == "conj" or clause.tag_ != "VBD" or clause.lemma_ in excluded:
+        return False
+    if clause.dep_ == "ccomp" and not theirs:
+        return False  # a clause inside another tells history only when it is someone else's
     if any(c.dep_ == "advmod" and c.lower_ in PRESENT for c in clause.children):
         return False  # "the old setup sent them from Hotmail, so from Gmail now"
-    subject = next((c for c in clause.children if c.dep_ == "nsubj" and c.i < clause.i), None)
     modal = any(c.tag_ == "MD" for c in (*verb.children, *clause.children))
-    ambiguous = verb.lower_ == verb.lemma_
+    # "set" is past or present, unless one person or thing did it ("the agency set it up").
+    singular = subject is not None and subject.tag_ in ("NN", "NNP")
+    ambiguous = verb.lower_ == verb.lemma_ and not singular
     told = subject is not None and (
         (subject.tag_ == "PRP" and subject.lower_ != "it")
         or any(c.lower_ in FORMER for c in subject.children)
+        or theirs
     )
     return verb.tag_ == "VBD" and told and not modal and not ambiguous
 

@@ -27,6 +27,8 @@ def reading(text: str) -> tuple[set[str], set[str], set[str]]:
         ("Skip Slack: the night porter isn't on Slack any more.", "slack"),
         ("Put it in Pipedrive... sorry, HubSpot, not Salesforce.", "salesforce"),
         ("The bot must never post to Discord.", "discord"),
+        ("We left Slack in March, so it goes to Teams now.", "slack"),
+        ("The porters don't really check Telegram.", "telegram"),  # said alone: leave it out
     ],
 )
 def test_a_negation_or_an_option_passed_over_turns_the_app_down(text, item):
@@ -56,6 +58,10 @@ def test_a_negation_or_an_option_passed_over_turns_the_app_down(text, item):
         ("Most tenants never check Outlook, so text them as well.", "outlook"),
         ("Bluefin Labs uses Jira internally, but that's their business.", "jira"),
         ("No rush: the landlord doesn't need to know we meet at 7pm.", "scheduler"),
+        ("Right now I copy the orders into Airtable by hand every evening.", "airtable"),
+        ("The consultancy we hired in 2023 set it up with Zendesk.", "zendesk"),
+        ("Our old contractor had this going to Trello.", "trello"),
+        ("No need for a text, Twilio already alerts the on-call nurse.", "twilio_sms"),
     ],
 )
 def test_history_other_peoples_tools_data_and_asides_are_context(text, item):
@@ -80,6 +86,7 @@ def test_history_other_peoples_tools_data_and_asides_are_context(text, item):
         ("It should run every day at 7 and post to Slack.", "scheduler"),
         ("The last setup mailed it from Outlook, which was clumsy, so from Gmail now.", "gmail"),
         ("Post the weekly total on our Discord like 'we made $X this week'.", "discord"),
+        ("We set up HubSpot last year and love it; put new contacts there.", "hubspot"),
     ],
 )
 def test_near_misses_stay_wanted(text, item):
