@@ -7,9 +7,10 @@ from fastapi.responses import Response
 
 from services.gateway import auth
 from services.gateway.metrics import REFUSED
+from services.gateway.models import errors
 from services.gateway.throttle import FailedLogins
 
-router = APIRouter(prefix="/auth")
+router = APIRouter(prefix="/auth", responses=errors(421))
 
 
 def unauthorized(exc: auth.Unauthorized) -> HTTPException:
@@ -47,7 +48,12 @@ async def checked_tenant(request: Request, cookie: str | None) -> str:
         raise unauthorized(exc) from exc
 
 
-@router.post("/login", status_code=204)
+@router.post(
+    "/login",
+    status_code=204,
+    responses=errors(401, 429, 503, e401="No bearer key, or one this gateway does not know.")
+    | {204: {"description": "Signed in: the cookie is set."}},
+)
 async def login(request: Request) -> Response:
     """Trade a bearer key (never a cookie) for a short-lived signed cookie, for pages."""
     authenticator: auth.Authenticator = request.app.state.auth
@@ -65,7 +71,11 @@ async def login(request: Request) -> Response:
     return response
 
 
-@router.post("/logout", status_code=204)
+@router.post(
+    "/logout",
+    status_code=204,
+    responses={204: {"description": "Signed out: the cookie is cleared."}},
+)
 async def logout(request: Request) -> Response:
     """Clear the auth cookie (it stays valid until its expiry if a copy was kept)."""
     response = Response(status_code=204)

@@ -22,7 +22,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from catalog import load_catalogue
 from planwire import topology
 from schemas.turn import TurnReceived
-from services.gateway import access, auth, handlers, logic, routes
+from services.gateway import access, auth, handlers, logic, routes, stream, workflows
 from services.gateway.hosts import HostGuard, allowed_hosts
 from services.gateway.limits import BodyLimit, Limits, Refusal, StreamSlots
 from services.gateway.metrics import phase_sampler
@@ -152,6 +152,8 @@ app = FastAPI(
 )
 app.add_middleware(TraceRequests, service="gateway")  # a turn's trace starts at its request
 app.include_router(routes.router)
+app.include_router(workflows.router)
+app.include_router(stream.router)
 app.include_router(access.router)
 app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
 keyless_loopback = not settings.api_keys and auth.is_loopback(settings.http_host)

@@ -3,24 +3,32 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi import APIRouter, Depends, Header, HTTPException, Request
 from pydantic import BaseModel, Field
-from starlette.types import Receive, Scope, Send
 
-from catalog.n8n.export import to_n8n
 from schemas.turn import Phase, TurnReceived
 from services.gateway import logic
 from services.gateway.access import tenant_of
 from services.gateway.limits import Limits, Refusal
 from services.gateway.metrics import REFUSED, SESSIONS_CREATED, TURNS
-from services.gateway.store import OUTBOUND_PAGE, SessionStore, idem_key, outbox_key
+from services.gateway.models import (
+    CatalogueView,
+    OutlineView,
+    SessionCreated,
+    SessionList,
+    SessionView,
+    TurnAccepted,
+    errors,
+)
+from services.gateway.store import SessionStore, idem_key
 
-router = APIRouter(prefix="/v1")
-KEEPALIVE_S = 15.0
+# Every route: the caller's key (401, 429 after failed logins), the Host guard (421), the
+# store or the broker down (503).
+router = APIRouter(prefix="/v1", responses=errors(401, 421, 429, 503))
+# Routes under a session: an id not the caller's, or a parameter not of its type.
+NOT_FOUND = errors(404, 422, e404="No session with that id for your tenant.")
 OPEN_PHASES = [Phase.GATHERING, Phase.CONFIRMING]  # the first is an absent phase's
 
 
@@ -81,7 +89,12 @@ async def owned_session(
     return session_id
 
 
-@router.post("/sessions", status_code=201)
+@router.post(
+    "/sessions",
+    status_code=201,
+    response_model=SessionCreated,
+    responses=errors(422, e422="A malformed Idempotency-Key header."),
+)
 async def create_session(
     request: Request,
     tenant: str = Depends(tenant_of),
@@ -109,7 +122,7 @@ async def create_session(
     return answer
 
 
-@router.get("/sessions")
+@router.get("/sessions", response_model=SessionList)
 async def list_sessions(
     tenant: str = Depends(tenant_of), store: SessionStore = Depends(the_store)
 ) -> dict[str, Any]:
@@ -117,14 +130,26 @@ async def list_sessions(
     return {"sessions": await store.sessions_of(tenant)}
 
 
-@router.get("/catalogue")
+@router.get("/catalogue", response_model=CatalogueView)
 async def catalogue_names(request: Request, _tenant: str = Depends(tenant_of)) -> dict[str, Any]:
     """Catalogue ids with their names and kinds, and the confidence threshold the notes meet."""
     view: dict[str, Any] = request.app.state.catalogue_view
     return view
 
 
-@router.post("/sessions/{session_id}/messages", status_code=202)
+@router.post(
+    "/sessions/{session_id}/messages",
+    status_code=202,
+    response_model=TurnAccepted,
+    responses=NOT_FOUND
+    | errors(
+        409,
+        413,
+        422,
+        e422="An empty, too long or hidden-character message, or an "
+        "Idempotency-Key used with another message.",
+    ),
+)
 async def post_message(
     body: MessageIn,
     request: Request,
@@ -209,113 +234,13 @@ async def accept_turn(
     TURNS.inc()
 
 
-@router.get("/sessions/{session_id}")
+@router.get("/sessions/{session_id}", response_model=SessionView, responses=NOT_FOUND)
 async def get_session(request: Request, session_id: str = Depends(owned_session)) -> dict[str, Any]:
     """Phase, notes, transcript and (once saved) the workflow id."""
     return await store_of(request).view(session_id)
 
 
-@router.get("/sessions/{session_id}/outline")
+@router.get("/sessions/{session_id}/outline", response_model=OutlineView, responses=NOT_FOUND)
 async def get_outline(request: Request, session_id: str = Depends(owned_session)) -> dict[str, Any]:
     """The conversation's Phase > Topic > Action outline: titles, turn ranges, summaries."""
     return logic.outline_view(session_id, await store_of(request).outline(session_id))
-
-
-FORMAT_HELP = (
-    "Absent: the planwire workflow document (docs/workflow-format.md). `n8n`: the same "
-    "workflow as n8n workflow JSON, sent as a file download."
-)
-WORKFLOW_RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "The workflow document, or with `format=n8n` an n8n workflow "
-        "(name, nodes, connections, settings) with a Content-Disposition filename "
-        "`<workflow id>.n8n.json`. Credentials are not included; each node's notes say "
-        "what is left to fill in."
-    },
-    400: {"description": "An unknown `format`."},
-    404: {"description": "No workflow with that id for this tenant."},
-}
-
-
-@router.get("/workflows/{workflow_id}", responses=WORKFLOW_RESPONSES)
-async def get_workflow(
-    workflow_id: str,
-    tenant: str = Depends(tenant_of),
-    store: SessionStore = Depends(the_store),
-    export: str | None = Query(None, alias="format", description=FORMAT_HELP),
-) -> Any:
-    """The saved workflow document (the caller's tenant only); `?format=n8n` exports it as
-    an n8n workflow to import (`n8n import:workflow --input=FILE`, or paste in the editor)."""
-    if export not in (None, "n8n"):
-        raise HTTPException(400, f"unknown format {export!r}; the one offered is n8n")
-    found = await store.workflow(workflow_id) if logic.plausible_id(workflow_id) else None
-    if not found or await store.tenant(found[0]) != tenant:
-        raise HTTPException(404, "no workflow with that id")
-    if export == "n8n":
-        filename = f"{found[1].get('workflow_id', workflow_id)}.n8n.json"
-        disposition = {"Content-Disposition": f'attachment; filename="{filename}"'}
-        return JSONResponse(to_n8n(found[1]), headers=disposition)
-    return found[1]
-
-
-class HeldStream(StreamingResponse):
-    """A streaming response that gives its stream slot back however it ends."""
-
-    def __init__(self, frames: AsyncIterator[str], release: Callable[[], None]) -> None:
-        super().__init__(
-            frames,
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
-        self.release = release
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            self.release()
-
-
-@router.get("/sessions/{session_id}/events")
-async def stream_events(
-    request: Request,
-    session_id: str = Depends(owned_session),
-    tenant: str = Depends(tenant_of),
-    last_event_id: str | None = Header(default=None),
-) -> StreamingResponse:
-    """Server-Sent Events of replies and progress; resumes after Last-Event-ID."""
-    try:
-        after = logic.resume_point(last_event_id, request.query_params.get("after"))
-    except logic.BadInput as exc:
-        raise HTTPException(400, str(exc)) from exc
-    slots = request.app.state.stream_slots
-    if refusal := slots.refusal(tenant):
-        raise refused(refusal)
-    release = slots.take(tenant)
-    await store_of(request).touch(session_id)
-    return HeldStream(sse_frames(request, session_id, after), release)
-
-
-async def sse_frames(request: Request, session_id: str, after: str) -> AsyncIterator[str]:
-    """Read the session's stream until the client goes away; comments keep proxies open.
-
-    The read never blocks a Redis connection: the process's one shared reader wakes it.
-    """
-    store, hub = store_of(request), request.app.state.outbox_hub
-    yield ": connected\n\n"
-    async with hub.watch(outbox_key(session_id), after) as watch:
-        while not await request.is_disconnected():
-            watch.woken.clear()  # before the read, so an entry added after it still wakes us
-            # What the shared read handed over, when it follows on; else read the stream.
-            events = watch.take(after)
-            if events is None:
-                events = await store.read_outbound(session_id, after)
-            for entry_id, event_type, data in events:
-                after = entry_id
-                yield logic.sse_frame(entry_id, event_type, data)
-            if len(events) >= OUTBOUND_PAGE:
-                continue  # maybe more behind a full page: read on at once
-            # A short page was all there was when it was read, and the event was cleared
-            # before it: wait, rather than read again to find nothing (one XREAD per event).
-            if not await watch.wait(KEEPALIVE_S):
-                yield ": keep-alive\n\n"

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from faststream import Context
 from prometheus_client import Counter
 
-from catalog import Catalogue, find_mentions
+from catalog import Catalogue, detect, find_mentions
+from catalog.flow import rank
 from schemas.outline import IndexedTurn, Outline
 from schemas.turn import TurnReceived
 from services.indexer import logic, prompt
@@ -69,19 +70,32 @@ async def index_next(
     batch = logic.pending_batch(outline, decode_turns(kept, only=wanted))
     if batch is None:
         return False
-    proposal, source = await propose(outline, batch, deps)
-    placed = logic.place(outline, proposal, batch, deps.limits, source)
+    names = asked_for(batch, deps.catalogue)
+    proposal, source = await propose(outline, batch, deps, names)
+    placed = logic.place(outline, proposal, batch, deps.limits, source, names)
     if await deps.store.put(session_id, placed.outline, outline.version):
         record_overrides("indexer", placed.overrides)
         BATCHES.labels(placed.outline.phases[-1].topics[-1].actions[-1].decided_by).inc()
     return True
 
 
+def asked_for(batch: list[IndexedTurn], catalogue: Catalogue) -> dict[str, str]:
+    """The apps the batch asks for, by id with their names, roughly in the order the data
+    flows (the planner's groups without the notes: read, work out, write; then as named): a
+    title names these, not one the user turned down ("leave Discord out")."""
+    found: dict[str, tuple[int, int, int]] = {}
+    for number, turn in enumerate(batch):
+        seen = detect(turn.text, catalogue)
+        for i in seen.mentioned:
+            found.setdefault(i, (rank(i, catalogue)[0], number, seen.offset(i)))
+    return {i: catalogue[i].name for i in sorted(found, key=found.__getitem__)}
+
+
 async def propose(
-    outline: Outline, batch: list[IndexedTurn], deps: Deps
+    outline: Outline, batch: list[IndexedTurn], deps: Deps, names: dict[str, str]
 ) -> tuple[logic.Proposal, str]:
     """The model's proposal, or the heuristic's when the model failed twice (or is the rules)."""
-    fallback = logic.heuristic(outline, batch, deps.limits)
+    fallback = logic.heuristic(outline, batch, deps.limits, names)
     result = await deps.model.structured(
         "indexer",
         prompt.messages(outline, batch),

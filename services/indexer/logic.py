@@ -14,10 +14,10 @@ current phase mentions.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from catalog.flow import SCHEDULER
 from schemas.outline import (
     Decision,
     IndexedTurn,
@@ -31,7 +31,8 @@ from shared.grounding import STOPWORDS, content_words
 BATCH_TURNS = 4
 TITLE_CHARS = 60
 SUMMARY_CHARS = 160
-TITLE_WORDS = 3
+TITLE_WORDS = 6  # a title without apps: the opening words of a message
+TITLE_ITEMS = 4  # apps named in a title, at most
 # Words that carry no subject in a chat; kept out of heuristic titles.
 FILLER = frozenset(
     [
@@ -122,29 +123,46 @@ def names_new_items(outline: Outline, batch: Sequence[IndexedTurn]) -> bool:
     return bool(named - known)
 
 
-def heuristic(outline: Outline, batch: Sequence[IndexedTurn], limits: Limits) -> Proposal:
+def heuristic(
+    outline: Outline,
+    batch: Sequence[IndexedTurn],
+    limits: Limits,
+    names: Mapping[str, str] | None = None,
+) -> Proposal:
     """The rules' proposal: deterministic, with a title and summary from the batch's words."""
     decision = required(outline, len(batch), limits) or (
         "new_topic" if names_new_items(outline, batch) else "extend_topic"
     )
-    return Proposal(decision, heuristic_title(batch), heuristic_summary(batch))
+    return Proposal(decision, heuristic_title(batch, names), heuristic_summary(batch))
 
 
-def heuristic_title(batch: Sequence[IndexedTurn]) -> str:
-    """The batch's telling words, in the user's spelling: those most turns use first, then the
-    longer (more specific) ones, then the first said; deterministic."""
-    turns_using: Counter[str] = Counter()
-    spelling: dict[str, str] = {}
-    for turn in batch:
-        for word in WORD.findall(turn.text):
-            key = word.lower()
-            if key not in STOPWORDS and key not in FILLER:
-                spelling.setdefault(key, word)
-        turns_using.update({w.lower() for w in WORD.findall(turn.text)} & spelling.keys())
-    order = list(spelling)
-    top = sorted(order, key=lambda w: (-turns_using[w], -len(w), order.index(w)))[:TITLE_WORDS]
-    title = ", ".join(spelling[w] for w in top) or "Conversation"
-    return title[:1].upper() + title[1:TITLE_CHARS]
+def heuristic_title(batch: Sequence[IndexedTurn], names: Mapping[str, str] | None = None) -> str:
+    """A short phrase a person reads at a glance: the apps the batch asks for, in the order
+    named ("Gmail → PDF parser → Slack"); without any, the opening words of its first message
+    that says something. `names`: the apps asked for (not those turned down), id -> name, in
+    order; without it, every id the batch names, as words."""
+    if names is None:
+        names = {i: i.replace("_", " ") for turn in batch for i in turn.ids}
+    # The schedule is when, not what: "Scheduler" alone tells nothing of the subject.
+    apps = [name for i, name in names.items() if i != SCHEDULER]
+    if apps:
+        title = " → ".join(apps[:TITLE_ITEMS])
+        return title[:1].upper() + title[1:TITLE_CHARS]
+    telling = next((t.text for t in batch if says_something(t.text)), batch[0].text)
+    return opening(telling) or "Conversation"
+
+
+def says_something(text: str) -> bool:
+    """Whether a message has a telling word, unlike "yes, thanks"."""
+    return any(w.lower() not in STOPWORDS | FILLER for w in WORD.findall(text))
+
+
+def opening(text: str) -> str:
+    """The first few words of a message, as a title: "Every Monday morning post a digest…"."""
+    words = text.split()
+    phrase = " ".join(words[:TITLE_WORDS]).rstrip(".,;:!?")
+    more = "…" if len(words) > TITLE_WORDS else ""
+    return (phrase[:1].upper() + phrase[1:])[:TITLE_CHARS] + more
 
 
 def heuristic_summary(batch: Sequence[IndexedTurn]) -> str:
@@ -171,9 +189,14 @@ def in_user_words(text: str, batch: Sequence[IndexedTurn]) -> bool:
 
 
 def enforce(
-    outline: Outline, proposal: Proposal, batch: Sequence[IndexedTurn], limits: Limits
+    outline: Outline,
+    proposal: Proposal,
+    batch: Sequence[IndexedTurn],
+    limits: Limits,
+    names: Mapping[str, str] | None = None,
 ) -> tuple[Proposal, list[str]]:
-    """The proposal under code's rules, and the rules that changed it."""
+    """The proposal under code's rules, and the rules that changed it. The heuristic's own
+    title (the apps' catalogue names) stands as grounded: the user named those apps."""
     rules: list[str] = []
     decision = proposal.decision
     forced = required(outline, len(batch), limits)
@@ -184,8 +207,9 @@ def enforce(
         decision = "new_topic"
         rules.append("topic_full")
     title, summary = proposal.title.strip()[:TITLE_CHARS], proposal.summary.strip()
-    if decision != "extend_topic" and not in_user_words(title, batch):
-        title = heuristic_title(batch)
+    own = heuristic_title(batch, names)
+    if decision != "extend_topic" and title != own and not in_user_words(title, batch):
+        title = own
         rules.append("title_not_grounded")
     if not in_user_words(summary, batch):
         summary = heuristic_summary(batch)
@@ -227,9 +251,11 @@ def place(
     batch: Sequence[IndexedTurn],
     limits: Limits,
     source: str,
+    names: Mapping[str, str] | None = None,
 ) -> Placed:
-    """Enforce the rules on a proposal from `source` ("model" or "heuristic") and apply it."""
-    enforced, rules = enforce(outline, proposal, batch, limits)
+    """Enforce the rules on a proposal from `source` ("model" or "heuristic") and apply it
+    (`names`: the apps the batch asks for, as `heuristic_title` takes them)."""
+    enforced, rules = enforce(outline, proposal, batch, limits, names)
     changed = enforced.decision != proposal.decision
     decided_by = "code" if source == "model" and changed else source
     return Placed(apply(outline, enforced, batch, decided_by), enforced, rules)

@@ -112,26 +112,34 @@ async def test_a_conversation_becomes_a_saved_workflow_in_the_page(web_stack, br
         await expect(page.locator("#confidence-text")).to_have_text(at_least_threshold)
         assert float(await page.locator("#confidence").get_attribute("value")) >= 0.8
         await expect(page.locator("#confirmation-text")).to_contain_text("Slack")
+        await expect(page.locator("#phase")).to_have_text("— Checking the summary")
         await shots.take(page, "confirmation")
 
         await page.get_by_role("button", name="Confirm").click()
-        await expect(page.locator("#pipeline")).to_be_visible()
+        await expect(page.locator("#build-steps")).to_be_visible()
         await shots.take(page, "plan")
         await expect(page.locator("#workflow")).to_be_visible()
-        await expect(page.locator("#phase")).to_have_text("— completed")
+        await expect(page.locator("#phase")).to_have_text("— Done")
+        # One box per step of the workflow (an app's draft and check folded), then saving.
         states = await step_states(page)
+        assert list(states) == ["scheduler", "gmail", "pdf_parser", "text_summarizer", "slack",
+                                "save"], states  # fmt: skip
         assert set(states.values()) == {"done"}, states
-        fixed = await page.locator("#fixed-steps .step").evaluate_all(
-            "s => s.map(e => e.dataset.nodeId)"
-        )
-        assert fixed == ["save", "summarizer"]
-        dynamic = await page.locator("#dynamic-steps .step-name").all_inner_texts()
-        assert any(name.startswith("Gmail") for name in dynamic), dynamic
-        activity = await page.locator("#activity-log li").evaluate_all(
-            "items => items.map(li => li.textContent)"
-        )
-        assert {"running", "done"} <= {t.rsplit(": ", 1)[-1] for t in activity}, activity
+        await expect(page.locator("#build-steps")).to_contain_text("Saving the workflow")
+        activity = await page.locator("#activity-log li").all_text_contents()
+        assert {"Working on it", "Done"} <= {t.rsplit(": ", 1)[-1] for t in activity}, activity
+        assert "Gmail, checking its settings: Done" in activity, activity
+
+        # The result is planwire's last message in the chat, with the way to it.
+        last = page.locator("#messages > li").last
+        await expect(last).to_have_class(re.compile(r"\bresult\b"))
+        await expect(last).to_contain_text("Done. I built")
         await shots.take(page, "workflow")
+        await last.get_by_role("button", name="See your workflow").click()
+        await expect(page.locator("#workflow")).to_be_focused()
+        await expect(page.locator("#workflow-title")).to_be_in_viewport()
+        await page.locator("#workflow").screenshot(path=shots.folder / "workflow-panel.png")
+        await words_a_user_knows(page)
 
         async with page.expect_download() as downloading:
             await page.get_by_role("button", name="Download workflow JSON").click()
@@ -139,10 +147,11 @@ async def test_a_conversation_becomes_a_saved_workflow_in_the_page(web_stack, br
         document = json.loads((await download.path()).read_text())
         assert download.suggested_filename.endswith(".json")
         assert {n.get("specialist") for n in document["nodes"]} >= {"gmail", "slack"}, document
+        await the_workflow_is_drawn_and_described(page, document)
 
         # The same workflow as an n8n file: n8n's nodes, wired in the workflow's order.
         async with page.expect_download() as downloading:
-            await page.get_by_role("link", name="Export to n8n").click()
+            await page.locator("#export-n8n").click()
         exported = await downloading.value
         assert exported.suggested_filename == f"{document['workflow_id']}.n8n.json"
         n8n = json.loads((await exported.path()).read_text())
@@ -153,6 +162,9 @@ async def test_a_conversation_becomes_a_saved_workflow_in_the_page(web_stack, br
         )
         linked = {link["node"] for out in n8n["connections"].values() for link in out["main"][0]}
         assert linked == set(nodes) - {"Scheduler: On a schedule"}
+        assert await last.get_by_role("link", name="Export to n8n").get_attribute("href") == (
+            await page.locator("#export-n8n").get_attribute("href")
+        )
 
         # The session list brings the conversation back after a reload, with nothing doubled.
         messages = await page.locator("#messages li").count()
@@ -161,8 +173,18 @@ async def test_a_conversation_becomes_a_saved_workflow_in_the_page(web_stack, br
         await expect(page.locator(f'#session-list a[href="#s={session_id}"]')).to_contain_text(
             "Invoices arrive"
         )
+        await expect(
+            page.locator(f'#session-list a[href="#s={session_id}"] + span')
+        ).to_contain_text("Done")
         await expect(page.locator("#messages li")).to_have_count(messages)
+        await expect(page.locator("#messages > li").last).to_have_class(re.compile(r"\bresult\b"))
         await every_step_done(page)
+        # Four turns make an outline: its title names the apps, not words of the messages.
+        await expect(page.locator("#outline")).to_be_visible()
+        first_title = await page.locator("#outline-tree > ul > li").first.evaluate(
+            "li => li.firstChild.textContent"
+        )
+        assert first_title == "Gmail → PDF parser → Text summarizer → Slack (turns 1–4)"
 
         # A message after completion: the gateway's 409, in words.
         await page.locator("#message").fill("One more thing: also email me.")
@@ -173,11 +195,46 @@ async def test_a_conversation_becomes_a_saved_workflow_in_the_page(web_stack, br
         await a_new_conversation_after_a_completed_one_starts_with_an_empty_plan(page, shots)
 
 
+async def words_a_user_knows(page) -> None:
+    """No internals on the page: phases in words, no regions, no draft/check boxes."""
+    shown = await page.locator("#app").inner_text()
+    for internal in ("region", "gathering", "executing", "· draft", "· check", "specialist"):
+        assert internal not in shown, (internal, shown)
+
+
+async def the_workflow_is_drawn_and_described(page, document: dict) -> None:
+    """The diagram has a box per node and an arrow per edge; each card says the step."""
+    boxes = page.locator("#diagram g.node")
+    await expect(boxes).to_have_count(len(document["nodes"]))
+    assert await boxes.evaluate_all("gs => gs.map(g => g.dataset.step)") == [
+        n["id"] for n in document["nodes"]
+    ]
+    arrows = await page.locator("#diagram path.edge").evaluate_all(
+        "ps => ps.map(p => [p.dataset.from, p.dataset.to])"
+    )
+    assert arrows == [[e["from"], e["to"]] for e in document["edges"]]
+    await expect(page.locator("#workflow-name")).to_have_text(document["title"])
+    cards = page.locator("#step-cards > li")
+    await expect(cards).to_have_count(len(document["nodes"]))
+    start = cards.filter(has_text="Starts the workflow")
+    await expect(start).to_contain_text("Scheduler")
+    await expect(start).to_contain_text("On a schedule")
+    gmail = page.locator('#step-cards li[data-step="gmail"]')
+    await expect(gmail).to_contain_text("Step 1")
+    await expect(gmail).to_contain_text("New email matching a search")
+    await expect(gmail).to_contain_text("has:attachment invoice")
+    await expect(gmail).to_contain_text("Connect your Gmail account")
+    slack = page.locator('#step-cards li[data-step="slack"]')
+    await expect(slack).to_contain_text("Post a message to a channel")
+    await expect(slack.locator(".card-values")).to_have_text("channel #finance")
+    await expect(page.locator("#workflow-todo")).to_contain_text("Before it runs: connect")
+
+
 async def a_new_conversation_after_a_completed_one_starts_with_an_empty_plan(page, shots) -> None:
     """Issue 31's bug: the plan panel of the next conversation said "Built and saved as wf-…".
 
     The completed conversation is opened again with its event stream held back, so the plan
-    is not drawn and the panel shows the saved workflow's id (what `showWorkflow` writes).
+    is not drawn and the panel says the workflow is saved (what `showWorkflow` writes).
     """
     release = asyncio.Event()
 
@@ -188,14 +245,17 @@ async def a_new_conversation_after_a_completed_one_starts_with_an_empty_plan(pag
 
     await page.route("**/events?*", hold)
     await page.reload()
-    await expect(page.locator("#plan-empty")).to_have_text(re.compile(r"^Built and saved as wf-"))
+    await expect(page.locator("#plan-empty")).to_have_text("Built and saved.")
+    # The result is in the chat even before the stream replays the build.
+    await expect(page.locator("#messages > li").last).to_have_class(re.compile(r"\bresult\b"))
     await page.get_by_role("button", name="New conversation").click()
     await expect(page.locator("#messages li")).to_have_count(0)
     await expect(page.locator("#plan-empty")).to_be_visible()
     await expect(page.locator("#plan-empty")).to_have_text(
-        "The plan appears once the summary is confirmed."
+        "The steps appear here once you confirm the summary."
     )
     await expect(page.locator("#workflow")).to_be_hidden()
+    await expect(page.locator("#examples")).to_be_visible()
     await shots.take(page, "new-after-completed")
     release.set()
     await page.unroute("**/events?*", hold)
@@ -241,13 +301,13 @@ async def test_a_change_requested_at_confirmation(web_stack, browser, shots):
         await expect(page.locator("#removed li del")).to_have_text(["Slack"])
         assert "Microsoft Teams" in await chip_names(page, "integrations")
         await shots.take(page, "changed")
-        await expect(page.locator("#phase")).to_have_text("— gathering")
+        await expect(page.locator("#phase")).to_have_text("— Talking it through")
         await say(page, "That's everything.")
         await expect(page.locator("#confirmation")).to_be_visible()
         await expect(page.locator("#confirmation-text")).to_contain_text("Teams")
         await page.get_by_role("button", name="Confirm").click()
         await expect(page.locator("#workflow")).to_be_visible()
-        doc = await page.locator("#workflow-doc").inner_text()
+        doc = await page.locator("#workflow-doc").text_content()
         used = {n.get("specialist") for n in json.loads(doc)["nodes"]}
         assert "microsoft_teams" in used and "slack" not in used, used
         await shots.take(page, "workflow")
@@ -286,7 +346,7 @@ async def test_the_stream_resumes_after_a_reconnect_in_the_middle_of_dispatch(
         shown = await shown_event_ids(page)
         assert shown == await outbox_ids(web_stack, session_id), "an event lost or repeated"
         await every_step_done(page)
-        turn_ids = await page.locator("#messages li.assistant").evaluate_all(
+        turn_ids = await page.locator("#messages li.assistant[data-turn-id]").evaluate_all(
             "items => items.map(li => li.dataset.turnId)"
         )
         assert len(turn_ids) == len(set(turn_ids)) == len(TURNS) + 1
@@ -309,33 +369,79 @@ async def until_saved(stack: EmbeddedStack, session_id: str) -> None:
 async def test_keyboard_only_from_an_empty_page_to_a_saved_workflow(web_stack, browser, shots):
     async with opened(browser, web_stack.gateway_url + "/") as page:
         keys = page.keyboard
-        await expect(page.locator("#new-session")).to_be_focused()
-        await keys.press("Enter")
+        # The landing page's message box takes the first message: it starts the conversation.
         await expect(page.locator("#message")).to_be_focused()
         for text in TURNS:
             replies = await assistant(page).count()
             await keys.type(text)
             await keys.press("Enter")
             await expect(assistant(page)).to_have_count(replies + 1)
+        assert "#s=" in page.url
         await shots.take(page, "confirmation")
         await keys.press("Tab")  # Send
         await keys.press("Tab")  # Confirm
         await expect(page.get_by_role("button", name="Confirm")).to_be_focused()
         await keys.press("Enter")
-        await expect(page.locator("#workflow")).to_be_visible()
-        for _ in range(60):  # Tab onwards until the download button has the focus
-            if await page.evaluate("document.activeElement.id") == "download":
+        see = page.get_by_role("button", name="See your workflow")
+        await expect(see).to_be_visible()
+        for _ in range(60):  # Tab onwards to the result's button in the chat
+            if await see.evaluate("b => b === document.activeElement"):
                 break
             await keys.press("Tab")
-        await expect(page.locator("#download")).to_be_focused()
-        async with page.expect_download():
-            await keys.press("Enter")
+        await keys.press("Enter")
+        await expect(page.locator("#workflow")).to_be_focused()
         await keys.press("Tab")
-        await expect(page.get_by_role("link", name="Export to n8n")).to_be_focused()
+        await expect(page.locator("#export-n8n")).to_be_focused()
         async with page.expect_download() as downloading:
             await keys.press("Enter")
         assert (await downloading.value).suggested_filename.endswith(".n8n.json")
+        await keys.press("Tab")
+        await expect(page.locator("#download")).to_be_focused()
+        async with page.expect_download() as downloading:
+            await keys.press("Enter")
+        assert (await downloading.value).suggested_filename.endswith(".json")
         await shots.take(page, "done")
+
+
+EXAMPLE_WITH_A_BRANCH = (
+    "Every Friday read the sales figures from Google Sheets and post them in Slack #sales; "
+    "if the total is over 5000 also email the director with Gmail."
+)
+
+
+async def test_an_example_starts_a_conversation_whose_branch_is_drawn(web_stack, browser, shots):
+    async with opened(browser, web_stack.gateway_url + "/") as page:
+        await expect(page.locator("#message")).to_be_enabled()
+        await expect(page.locator("#message-help")).to_have_text(
+            "Describe an automation and press Enter: that starts a conversation."
+        )
+        await page.get_by_role("button", name=EXAMPLE_WITH_A_BRANCH).click()
+        await expect(page.locator("#message")).to_have_value(EXAMPLE_WITH_A_BRANCH)
+        await expect(page.locator("#message")).to_be_focused()
+        await shots.take(page, "example-chosen")
+        await page.keyboard.press("Enter")
+        await expect(assistant(page)).to_have_count(1)
+        await expect(page.locator("#messages li.user")).to_have_text(re.compile("Every Friday"))
+        await expect(page.locator("#examples")).to_be_hidden()
+        await expect(page.locator("#session-list li")).not_to_have_count(0)
+        await say(page, "That's everything.")
+        await page.get_by_role("button", name="Confirm").click()
+        await expect(page.locator("#workflow")).to_be_visible()
+        await expect(page.locator("#diagram g.node")).to_have_count(5)
+
+        # The condition and the step it does not gate share a row; the gated step is below.
+        row = await page.locator("#diagram g.node").evaluate_all(
+            "gs => Object.fromEntries(gs.map(g => [g.dataset.step, g.transform.baseVal[0].matrix.f]))"
+        )
+        assert row["slack"] == row["condition-1"] < row["gmail"], row
+        assert row["scheduler"] < row["google_sheets"] < row["slack"], row
+        condition = page.locator('#step-cards li[data-step="condition-1"]')
+        await expect(condition).to_contain_text("Only when total over 5000")
+        await expect(condition.locator(".card-quote")).to_contain_text("if the total is over 5000")
+        sheets = page.locator('#step-cards li[data-step="google_sheets"]')
+        await expect(sheets.locator(".card-fill")).to_have_text("To fill in: spreadsheet")
+        await expect(page.locator("#workflow-todo")).to_contain_text("fill in 2 values")
+        await page.locator("#workflow").screenshot(path=shots.folder / "branch.png")
 
 
 async def test_no_serious_accessibility_violations(web_stack, browser, shots):
@@ -484,7 +590,7 @@ async def test_planwire_demo_open_shows_the_played_conversation_in_the_page(
         assert opened_urls.read_text().split() == [url]
         async with opened(browser, url) as page:
             await expect(page.locator("#workflow")).to_be_visible()
-            await expect(page.locator("#phase")).to_have_text("— completed")
+            await expect(page.locator("#phase")).to_have_text("— Done")
             await every_step_done(page)
             await shots.take(page, "demo")
     finally:

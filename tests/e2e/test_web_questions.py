@@ -66,7 +66,7 @@ async def test_a_missing_value_is_asked_the_answer_fills_it_and_the_summary_says
 
         await page.get_by_role("button", name="Confirm").click()
         await expect(page.locator("#workflow")).to_be_visible()
-        document = json.loads(await page.locator("#workflow-doc").inner_text())
+        document = json.loads(await page.locator("#workflow-doc").text_content())
         slack = next(n for n in document["nodes"] if n.get("specialist") == "slack")
         assert slack["config"]["channel"] == "#orders", slack
         await shots.take(page, "workflow")

@@ -107,9 +107,11 @@ async def chip_names(page: Page, list_id: str) -> list[str]:
 
 
 async def step_states(page: Page) -> dict[str, str]:
+    """Each box of the build, by step (an app's id, or "save"), with its state."""
     nodes = page.locator(".step")
-    ids = [await n.get_attribute("data-node-id") for n in await nodes.all()]
+    ids = [await n.get_attribute("data-step") for n in await nodes.all()]
     states = [await n.get_attribute("data-state") for n in await nodes.all()]
+    assert len(ids) == len(set(ids)), f"a step drawn twice: {ids}"
     return dict(zip(ids, states, strict=True))
 
 

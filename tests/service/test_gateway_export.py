@@ -60,3 +60,20 @@ async def test_the_api_description_offers_the_n8n_format(api):
     operation = schema["paths"]["/v1/workflows/{workflow_id}"]["get"]
     assert [p["name"] for p in operation["parameters"]] == ["workflow_id", "format"]
     assert {"200", "400", "404"} <= set(operation["responses"])
+
+
+async def test_the_owner_reads_the_workflow_as_steps_in_words_and_no_one_else_does(api):
+    url = f"/v1/workflows/{EVENT['workflow_id']}/steps"
+    response = await api.get(url, headers=ACME)
+    assert response.status_code == 200
+    steps = response.json()["steps"]
+    assert [(s["name"], s["does"]) for s in steps] == [
+        ("Shopify", "New order"),
+        ("Condition", "Only when total price over 150"),
+        ("Slack", "Post a message to a channel"),
+    ]
+    assert steps[0]["to_fill"] == ["store"] and steps[2]["values"] == [
+        {"label": "channel", "value": "#sales"}
+    ]
+    assert (await api.get(url, headers=OTHER)).status_code == 404
+    assert (await api.get("/v1/workflows/wf-nope/steps", headers=ACME)).status_code == 404

@@ -38,8 +38,9 @@ async def test_smollm2_proposes_and_code_keeps_the_tree_sound_and_in_the_users_w
     outline, sources, overrides = Outline(), [], []
     try:
         while (batch := logic.pending_batch(outline, turns)) is not None:
-            proposal, source = await handlers.propose(outline, batch, deps)
-            placed = logic.place(outline, proposal, batch, LIMITS, source)
+            names = handlers.asked_for(batch, CATALOGUE)
+            proposal, source = await handlers.propose(outline, batch, deps, names)
+            placed = logic.place(outline, proposal, batch, LIMITS, source, names)
             outline, sources, overrides = (
                 placed.outline,
                 [*sources, source],
@@ -56,5 +57,6 @@ async def test_smollm2_proposes_and_code_keeps_the_tree_sound_and_in_the_users_w
     for _phase, topic, action in outline.actions():
         batch = [turns[s] for s in range(action.first_turn, action.last_turn + 1)]
         assert logic.in_user_words(action.summary, batch), action.summary
-        if action is topic.actions[0]:
-            assert logic.in_user_words(topic.title, batch), topic.title
+        if action is topic.actions[0]:  # the user's words, or the apps they asked for
+            own = logic.heuristic_title(batch, handlers.asked_for(batch, CATALOGUE))
+            assert logic.in_user_words(topic.title, batch) or topic.title == own, topic.title

@@ -9,6 +9,7 @@ import pytest
 from catalog import find_mentions, load_catalogue
 from schemas.outline import IndexedTurn, Outline
 from services.indexer import logic
+from services.indexer.handlers import asked_for
 from services.indexer.logic import Limits, Proposal
 from tests.support.long_conversation import long_session
 
@@ -99,8 +100,7 @@ def test_a_titles_and_summaries_not_in_the_users_words_are_replaced_by_the_batch
         LIMITS,
     )
     assert rules == ["title_not_grounded", "summary_not_grounded"]
-    assert enforced.title.startswith("Invoices")
-    assert "vendor" in enforced.title.lower()
+    assert enforced.title == "Invoices come in by email every…"
     assert enforced.summary.startswith("Invoices come in by email")
     kept, rules = logic.enforce(
         Outline(),
@@ -109,6 +109,41 @@ def test_a_titles_and_summaries_not_in_the_users_words_are_replaced_by_the_batch
         LIMITS,
     )
     assert rules == [] and kept.title == "Weekly invoices"
+
+
+def titled(texts: list[str]) -> str:
+    batch = turns_of(texts)
+    return logic.heuristic(Outline(), batch, LIMITS, asked_for(batch, CATALOGUE)).title
+
+
+def test_a_heuristic_title_names_the_apps_asked_for_in_the_order_named():
+    title = titled(
+        [
+            "Invoices arrive as PDF attachments in our Gmail inbox; pull the vendor and total.",
+            "Every Monday morning post a digest of last week's invoices to Slack in #finance.",
+            "We thought about Discord too, but leave Discord out, nobody reads it.",
+            "That's everything, please confirm what you will build.",
+        ]
+    )
+    # Not Discord, turned down; nor the schedule ("every Monday"); the digest is a summary.
+    assert title == "Gmail → PDF parser → Text summarizer → Slack"
+
+
+def test_without_apps_a_title_is_the_opening_of_the_first_message_that_says_something():
+    assert titled(["Yes, thanks!", "Every Monday morning, nine sharp, please.", "ok", "ok"]) == (
+        "Every Monday morning, nine sharp, please"
+    )
+    assert titled(["Yes", "ok", "sure", "thanks"]) == "Yes"
+
+
+def test_the_heuristics_own_title_stands_where_the_catalogue_name_is_not_the_users_word():
+    batch = turns_of(["check the tone of each message, then post it to Slack"] * 4)
+    names = asked_for(batch, CATALOGUE)
+    proposal = logic.heuristic(Outline(), batch, LIMITS, names)
+    assert proposal.title == "Sentiment analysis → Slack"
+    assert not logic.in_user_words(proposal.title, batch)  # "sentiment analysis": not said
+    placed = logic.place(Outline(), proposal, batch, LIMITS, "heuristic", names)
+    assert placed.overrides == [] and placed.outline.phases[0].title == proposal.title
 
 
 def test_the_heuristic_opens_a_topic_when_the_batch_names_items_no_topic_mentions():

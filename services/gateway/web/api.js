@@ -76,6 +76,7 @@ export const api = {
   session: (id) => call("GET", `/v1/sessions/${encodeURIComponent(id)}`),
   say: (id, text) => call("POST", `/v1/sessions/${encodeURIComponent(id)}/messages`, { text }),
   workflow: (id) => call("GET", `/v1/workflows/${encodeURIComponent(id)}`),
+  steps: (id) => call("GET", `/v1/workflows/${encodeURIComponent(id)}/steps`),
   // A link the browser downloads itself (the gateway names the file).
   workflowUrl: (id, format) =>
     `/v1/workflows/${encodeURIComponent(id)}?format=${encodeURIComponent(format)}`,
@@ -96,14 +97,14 @@ export function after(a, b) {
   return am > bm || (am === bm && as > bs);
 }
 
-const EVENT_TYPES = ["reply", "reply.delta", "plan", "progress", "workflow_completed", "workflow_failed"];
-
 // One session's event stream. Resumes after the last event applied, whether the browser
 // reconnects by itself (it sends Last-Event-ID) or the stream is reopened here
 // (?after=<id>); events at or before that id are dropped, so nothing is shown twice.
+// `types`: the event types to listen for (the page's handlers say which).
 export class SessionStream {
-  constructor(sessionId, onEvent, onStatus) {
+  constructor(sessionId, types, onEvent, onStatus) {
     this.sessionId = sessionId;
+    this.types = types;
     this.onEvent = onEvent;
     this.onStatus = onStatus;
     this.last = "0-0";
@@ -122,7 +123,7 @@ export class SessionStream {
       this.retryMs = 1000;
       this.onStatus("live");
     };
-    for (const type of EVENT_TYPES) {
+    for (const type of this.types) {
       source.addEventListener(type, (message) => this.deliver(type, message));
     }
     source.onerror = () => {

@@ -1,85 +1,28 @@
 // planwire's page: plain DOM, no framework. State comes from the gateway's HTTP API and each
-// session's event stream; every event is applied once, in stream order.
+// session's event stream; every event is applied once, in stream order, by its handler.
 import { api, ApiError, describe, SessionStream } from "./api.js";
-import { drawOutline, drawPlan, STATES } from "./plan.js";
 import { endTyping, showDelta } from "./typing.js";
+import {
+  addMessage,
+  addResult,
+  addSystemMessage,
+  renderNotes,
+  setPhase,
+  showExamples,
+  useExample,
+} from "./chat.js";
+import { $, page } from "./page.js";
+import { activityWords, drawBuild, drawOutline, progressText, setNode, STATES } from "./plan.js";
+import { refreshSessions } from "./sessions.js";
+import { clearError, guarded, newest, setConnection, showError, showLogin } from "./status.js";
+import { clearWorkflow, download, drawWorkflow } from "./workflow.js";
 
-const $ = (id) => document.getElementById(id);
 const CONFIRM_TEXT = "Yes, that's everything. Please build it.";
-const OPEN_PHASES = new Set(["gathering", "confirming"]);
 // The empty plan panel's own words: a saved workflow without a drawn plan replaces them
 // (`showWorkflow`), and the next conversation must not inherit that.
 const PLAN_EMPTY_TEXT = $("plan-empty").textContent;
 
-const page = {
-  catalogue: { threshold: 0.8, entries: {} },
-  sessionId: null,
-  stream: null,
-  phase: null,
-  messages: new Map(), // `${turn_id}:${role}` -> <li>
-  steps: [], // per plan node: {li, state}
-  // Progress that arrived before its plan: the plan and the steps' progress travel on
-  // different topics, so the first step's "dispatched" may be streamed first.
-  early: new Map(), // node index -> state
-  workflow: null,
-};
-
-// ---- words for people -------------------------------------------------------------------
-
-function showError(text) {
-  $("error-text").textContent = text;
-  $("error").hidden = false;
-}
-
-function clearError() {
-  $("error").hidden = true;
-  delete $("error").dataset.kind;
-  $("error-text").textContent = "";
-}
-
-function setConnection(text, kind) {
-  const el = $("connection");
-  el.textContent = text;
-  el.dataset.state = kind;
-}
-
-// Refreshes overlap when events come quickly; their answers can come back in any order. Only
-// the answer to the newest request of each kind is drawn, so an older one never paints over it.
-const asked = new Map(); // kind -> number of the newest request
-async function newest(kind, request) {
-  const n = (asked.get(kind) || 0) + 1;
-  asked.set(kind, n);
-  try {
-    const answer = await request();
-    return asked.get(kind) === n ? answer : undefined;
-  } catch (error) {
-    if (asked.get(kind) === n) throw error;
-    return undefined;
-  }
-}
-
-async function guarded(action) {
-  try {
-    return await action();
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) {
-      showLogin();
-    } else {
-      showError(error.message || String(error));
-    }
-    return undefined;
-  }
-}
-
 // ---- authentication --------------------------------------------------------------------
-
-function showLogin() {
-  page.stream?.close();
-  $("app").hidden = true;
-  $("login").hidden = false;
-  setConnection("Signed out", "idle");
-  $("api-key").focus();
-}
 
 async function login(event) {
   event.preventDefault();
@@ -106,36 +49,6 @@ async function logout() {
 
 // ---- sessions --------------------------------------------------------------------------
 
-function relativeTime(seconds) {
-  return new Date(seconds * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
-}
-
-async function refreshSessions() {
-  const listed = await newest("sessions", () => guarded(() => api.sessions()));
-  if (!listed) return;
-  const list = $("session-list");
-  list.replaceChildren();
-  $("sessions-empty").hidden = listed.sessions.length > 0;
-  for (const s of listed.sessions) {
-    const li = document.createElement("li");
-    const link = document.createElement("a");
-    link.href = `#s=${s.session_id}`;
-    link.dataset.sessionId = s.session_id;
-    const title = s.title ? truncate(s.title, 60) : "New conversation";
-    link.textContent = title;
-    const meta = document.createElement("span");
-    meta.className = "muted";
-    meta.textContent = ` ${s.phase || ""} · ${relativeTime(s.created)}`;
-    if (s.session_id === page.sessionId) link.setAttribute("aria-current", "page");
-    li.append(link, meta);
-    list.append(li);
-  }
-}
-
-function truncate(text, n) {
-  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
-}
-
 async function newSession() {
   const created = await guarded(() => api.create());
   if (!created) return;
@@ -151,21 +64,21 @@ function resetView() {
   page.stream?.close();
   page.stream = null;
   page.messages.clear();
-  page.steps = [];
+  page.build = null;
   page.early.clear();
-  page.workflow = null;
   $("messages").replaceChildren();
   $("activity-log").replaceChildren();
-  $("dynamic-steps").replaceChildren();
-  $("fixed-steps").replaceChildren();
-  $("pipeline").hidden = true;
+  $("build-steps").replaceChildren();
+  $("build-steps").hidden = true;
   $("plan-empty").hidden = false;
   $("plan-empty").textContent = PLAN_EMPTY_TEXT;
   $("plan-progress").textContent = "";
-  $("workflow").hidden = true;
   $("outline").hidden = true;
   $("confirmation").hidden = true;
+  clearWorkflow();
   renderNotes(null);
+  setPhase(null);
+  showExamples();
 }
 
 async function openSession(id) {
@@ -175,7 +88,7 @@ async function openSession(id) {
   const state = await guarded(() => api.session(id));
   if (!state) {
     page.sessionId = null;
-    setComposer(false);
+    setPhase(null);
     return;
   }
   clearError();
@@ -191,7 +104,7 @@ async function openSession(id) {
     if (link.dataset.sessionId === id) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
-  page.stream = new SessionStream(id, applyEvent, streamStatus);
+  page.stream = new SessionStream(id, Object.keys(ON), applyEvent, streamStatus);
   page.stream.open();
   refreshOutline();
   if (state.workflow_id) showWorkflow(state.workflow_id, null);
@@ -229,115 +142,84 @@ function logActivity(event) {
   const li = document.createElement("li");
   li.dataset.eventId = event.id;
   li.dataset.type = event.type;
-  const d = event.data;
-  const words = {
-    reply: () => `reply (${d.kind})`,
-    plan: () => `plan of ${d.steps} steps`,
-    progress: () => `step ${d.node_index + 1}/${d.total} ${d.node_id}: ${STATES[d.status] || d.status}`,
-    workflow_completed: () => `workflow ${d.workflow_id} saved`,
-    workflow_failed: () => `workflow failed: ${d.reason}`,
-  }[event.type];
-  li.textContent = words ? words() : event.type;
+  li.textContent = activityWords(event);
   $("activity-log").append(li);
 }
 
-function applyEvent(event) {
-  if (event.type === "reply.delta") return showDelta(event.data);
-  logActivity(event);
-  const d = event.data;
-  switch (event.type) {
-    case "reply":
-      endTyping(d.turn_id);
-      addMessage(d.turn_id, "assistant", d.text, d.kind);
-      setPhase(d.phase);
-      if (d.kind === "confirmation" && d.phase === "confirming") showConfirmation(d.text);
-      else $("confirmation").hidden = true;
-      refreshNotes();
-      refreshOutline();
-      refreshSessions();
-      break;
-    case "plan":
-      $("confirmation").hidden = true;
-      page.steps = drawPlan(d.nodes || [], page.catalogue.entries);
-      for (const [index, state] of page.early) setStep(index, state);
-      page.early.clear();
-      if (!["completed", "failed"].includes(page.phase)) setPhase("executing");
-      updateProgress();
-      break;
-    case "progress":
-      setStep(d.node_index, { dispatched: "running", retrying: "retrying", completed: "done" }[d.status]);
-      break;
-    case "workflow_completed":
-      for (const step of page.steps) if (step.state !== "done") setStep(step.index, "done");
-      setPhase("completed");
-      showWorkflow(d.workflow_id, d.summary);
-      refreshSessions();
-      break;
-    case "workflow_failed": {
-      const current = page.steps.find((s) => s.state === "running" || s.state === "retrying");
-      if (current) setStep(current.index, "failed");
-      setPhase("failed");
-      addSystemMessage(`The workflow failed: ${d.reason}`);
-      refreshSessions();
-      break;
+// One handler per event type: the stream listens for exactly these (a new type is a new
+// entry here), and an event of a type the page does not know is only logged.
+const ON = {
+  "reply.delta"(d) {
+    showDelta(d); // a streamed reply as it arrives; the reply event below replaces it
+  },
+  reply(d) {
+    endTyping(d.turn_id);
+    addMessage(d.turn_id, "assistant", d.text, d.kind);
+    setPhase(d.phase);
+    if (d.kind === "confirmation" && d.phase === "confirming") showConfirmation(d.text);
+    else $("confirmation").hidden = true;
+    refreshNotes();
+    refreshOutline();
+    refreshSessions();
+  },
+  plan(d) {
+    $("confirmation").hidden = true;
+    page.build = drawBuild(d.nodes || []);
+    for (const [index, state] of page.early) setNode(page.build, index, state);
+    page.early.clear();
+    if (!["completed", "failed"].includes(page.phase)) setPhase("executing");
+    $("plan-progress").textContent = progressText(page.build);
+  },
+  progress(d) {
+    setStep(d.node_index, STATES[d.status]);
+  },
+  workflow_completed(d) {
+    for (const [index, node] of (page.build?.nodes || []).entries()) {
+      if (node.state !== "done") setStep(index, "done");
     }
-    default:
-      break;
-  }
+    setPhase("completed");
+    showWorkflow(d.workflow_id, d.summary);
+    refreshSessions();
+    refreshOutline();
+  },
+  workflow_failed(d) {
+    const current = page.build?.nodes.findIndex((n) => ["running", "retrying"].includes(n.state));
+    if (current >= 0) setStep(current, "failed");
+    setPhase("failed");
+    addSystemMessage(`The workflow failed: ${d.reason}`);
+    refreshSessions();
+  },
+};
+
+function applyEvent(event) {
+  if (event.type !== "reply.delta") logActivity(event);
+  ON[event.type]?.(event.data);
 }
 
 // ---- chat ------------------------------------------------------------------------------
-
-function addMessage(turnId, role, text, kind = null) {
-  const key = `${turnId}:${role}`;
-  if (page.messages.has(key)) return;
-  const li = document.createElement("li");
-  li.className = `message ${role}${kind === "error" ? " failed" : ""}`;
-  li.dataset.turnId = turnId;
-  li.dataset.role = role;
-  const who = document.createElement("span");
-  who.className = "who";
-  who.textContent = role === "user" ? "You" : "planwire";
-  const body = document.createElement("p");
-  body.textContent = text;
-  li.append(who, body);
-  $("messages").append(li);
-  page.messages.set(key, li);
-  li.scrollIntoView({ block: "nearest" });
-}
-
-function addSystemMessage(text) {
-  const li = document.createElement("li");
-  li.className = "message system";
-  li.textContent = text;
-  $("messages").append(li);
-}
-
-function setPhase(phase) {
-  page.phase = phase;
-  $("phase").textContent = phase ? `— ${phase}` : "";
-  setComposer(Boolean(page.sessionId));
-  $("message-help").textContent = OPEN_PHASES.has(phase)
-    ? "Enter sends; Shift+Enter starts a new line."
-    : `This conversation is ${phase}; start a new conversation to build another workflow.`;
-}
-
-function setComposer(enabled) {
-  $("message").disabled = !enabled;
-  $("send").disabled = !enabled;
-}
 
 function showConfirmation(text) {
   $("confirmation-text").textContent = text;
   $("confirmation").hidden = false;
 }
 
+// The conversation a message goes to: the open one, or (from the landing page) a new one.
+async function conversation() {
+  if (page.sessionId) return page.sessionId;
+  const created = await guarded(() => api.create());
+  if (!created) return null;
+  history.pushState(null, "", `#s=${created.session_id}`); // no hashchange: opened here
+  await openSession(created.session_id);
+  refreshSessions();
+  return page.sessionId;
+}
+
 async function send(text) {
   const message = text.trim();
-  if (!message || !page.sessionId) return false;
-  const id = page.sessionId;
+  if (!message) return false;
   $("send").disabled = true;
-  const accepted = await guarded(() => api.say(id, message));
+  const id = await conversation();
+  const accepted = id && (await guarded(() => api.say(id, message)));
   $("send").disabled = false;
   if (!accepted) return false; // the text stays in the box: nothing is lost
   clearError();
@@ -356,54 +238,6 @@ async function submitComposer(event) {
   box.focus();
 }
 
-// ---- notes -----------------------------------------------------------------------------
-
-function nameOf(id) {
-  return page.catalogue.entries[id]?.name || id;
-}
-
-function chip(id, removed = false) {
-  const li = document.createElement("li");
-  li.className = removed ? "chip removed" : "chip";
-  li.dataset.id = id;
-  const label = document.createElement(removed ? "del" : "span");
-  label.textContent = nameOf(id);
-  li.append(label);
-  return li;
-}
-
-function renderNotes(notes) {
-  const n = notes || {
-    requirement_summary: "",
-    mentioned_integrations: [],
-    mentioned_tools: [],
-    removed: [],
-    confidence_score: 0,
-    hints: [],
-  };
-  const threshold = page.catalogue.threshold;
-  $("notes-summary").textContent = n.requirement_summary || "Nothing noted yet.";
-  $("integrations").replaceChildren(...n.mentioned_integrations.map((id) => chip(id)));
-  $("tools").replaceChildren(...n.mentioned_tools.map((id) => chip(id)));
-  $("removed").replaceChildren(...n.removed.map((id) => chip(id, true)));
-  const meter = $("confidence");
-  meter.low = threshold;
-  meter.high = threshold;
-  meter.value = n.confidence_score;
-  const pct = (x) => `${Math.round(x * 100)}%`;
-  const text = `${pct(n.confidence_score)} of the ${pct(threshold)} needed to confirm`;
-  meter.setAttribute("aria-valuetext", text);
-  meter.textContent = text;
-  $("confidence-text").textContent = text;
-  $("hints").replaceChildren(
-    ...n.hints.map((hint) => {
-      const li = document.createElement("li");
-      li.textContent = hint;
-      return li;
-    }),
-  );
-}
-
 async function refreshNotes() {
   const id = page.sessionId;
   try {
@@ -418,60 +252,35 @@ async function refreshOutline() {
   const id = page.sessionId;
   try {
     const outline = await newest("outline", () => api.outline(id));
-    if (outline && id === page.sessionId) $("outline").hidden = !drawOutline($("outline-tree"), outline);
+    if (outline && id === page.sessionId) {
+      $("outline").hidden = !drawOutline($("outline-tree"), outline);
+    }
   } catch {
     $("outline").hidden = true; // no outline for this session (or no indexer): nothing to show
   }
 }
 
-// ---- plan and workflow -----------------------------------------------------------------
+// ---- build and workflow ----------------------------------------------------------------
 
 function setStep(index, state) {
-  const step = page.steps[index];
   if (!state) return;
-  if (!step) {
+  if (!page.build) {
     page.early.set(index, state); // drawn when the plan arrives
     return;
   }
-  step.state = state;
-  step.badge.textContent = state;
-  step.li.dataset.state = state;
-  updateProgress();
-}
-
-function updateProgress() {
-  const done = page.steps.filter((s) => s.state === "done").length;
-  const running = page.steps.find((s) => s.state === "running" || s.state === "retrying");
-  $("plan-progress").textContent = page.steps.length
-    ? `${done} of ${page.steps.length} steps done${running ? `; ${running.label} is ${running.state}` : ""}.`
-    : "";
+  setNode(page.build, index, state);
+  $("plan-progress").textContent = progressText(page.build);
 }
 
 async function showWorkflow(workflowId, summary) {
-  const doc = await guarded(() => api.workflow(workflowId));
-  if (!doc) return;
-  page.workflow = { id: workflowId, doc };
-  $("workflow-summary").textContent = summary || doc.summary || `Workflow ${workflowId}`;
-  $("workflow-doc").textContent = JSON.stringify(doc, null, 2);
+  const id = page.sessionId;
+  const both = () => Promise.all([api.workflow(workflowId), api.steps(workflowId)]);
+  const [doc, view] = (await guarded(both)) || [];
+  if (!doc || id !== page.sessionId) return;
+  drawWorkflow(workflowId, doc, view, summary);
   $("export-n8n").href = api.workflowUrl(workflowId, "n8n");
-  $("workflow").hidden = false;
-  if (page.steps.length === 0) {
-    $("plan-empty").textContent = `Built and saved as ${workflowId}.`;
-  }
-}
-
-function download() {
-  if (!page.workflow) return;
-  const blob = new Blob([JSON.stringify(page.workflow.doc, null, 2)], {
-    type: "application/json",
-  });
-  const link = document.createElement("a");
-  link.href = URL.createObjectURL(blob);
-  link.download = `${page.workflow.id}.json`;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  addResult(workflowId, summary || doc.summary);
+  if (!page.build) $("plan-empty").textContent = "Built and saved.";
 }
 
 // ---- start -----------------------------------------------------------------------------
@@ -490,9 +299,8 @@ async function start() {
   if (id) await openSession(id);
   else {
     resetView();
-    setComposer(false);
     setConnection("No conversation open", "idle");
-    $("new-session").focus();
+    $("message").focus();
   }
 }
 
@@ -508,6 +316,9 @@ function wire() {
       $("composer").requestSubmit();
     }
   });
+  for (const button of document.querySelectorAll("#example-list button")) {
+    button.addEventListener("click", () => useExample(button));
+  }
   $("confirm").addEventListener("click", async () => {
     if (await send(CONFIRM_TEXT)) $("confirmation").hidden = true;
   });
@@ -518,7 +329,13 @@ function wire() {
   });
   $("download").addEventListener("click", download);
   window.addEventListener("hashchange", async () => {
-    await openSession(sessionFromHash());
+    const id = sessionFromHash();
+    if (id) await openSession(id);
+    else {
+      page.sessionId = null; // back to the landing page
+      resetView();
+      setConnection("No conversation open", "idle");
+    }
     $("message").focus();
   });
 }
