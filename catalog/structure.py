@@ -303,6 +303,7 @@ def by_hand(verb: Token) -> bool:
 
 
 CORRECTING = {"no", "nope", "nah", "sorry", "oops", "wait", "actually"}
+INTERJECTIONS = {"yes", "yeah", "yep", "ok", "okay", "hmm", "well", "oh", "uh", "um", "so", "hey"}
 # Modals of a decision ("it should not post to Slack"); "won't", "can't" describe people.
 DECIDING = {"should", "must", "shall", "need"}
 
@@ -580,7 +581,12 @@ def _others_group(subject: Token) -> bool:
 
 def third_person(subject: Token) -> bool:
     """A person or group other than the user and the user's own organisation."""
-    named = subject.pos_ == "PROPN" and not any(c.dep_ == "poss" for c in subject.children)
+    # A name ("Priya", "Mojang"), not an interjection a tagger took for one ("Nah, use Gmail").
+    named = (
+        subject.pos_ == "PROPN"
+        and subject.lower_ not in CORRECTING | INTERJECTIONS
+        and not any(c.dep_ == "poss" for c in subject.children)
+    )
     if subject.lower_ in THIRD_PERSONS or named:
         return True  # "Mojang uses Jira", "Priya swears by Notion"
     owners = [c for c in subject.children if c.dep_ == "poss"]
