@@ -5,6 +5,7 @@ confirmation says it in words), so both tell the same story.
 
 from __future__ import annotations
 
+from catalog.events import described_event
 from catalog.model import Catalogue
 from catalog.operations import AppOperations, operations_for
 from schemas.turn import Notes, Reference
@@ -108,7 +109,8 @@ def operation_of(item: str, notes: Notes, catalogue: Catalogue) -> str | None:
     reads from the app, the app's default action otherwise."""
     ops: AppOperations = operations_for(item)
     if item == trigger_of(notes, catalogue):
-        return ops.default_event
+        ref = wanted_refs(notes).get(item)
+        return described_event(ops, ref.quote) if ref is not None else ops.default_event
     if rank(item, catalogue, notes)[0] == 1:  # read from, as the user told it
         # An app with no read action is read by its event: what is new since the last run.
         reading = [a.id for verb in READ_ACTIONS for a in ops.actions if a.id.startswith(verb)]

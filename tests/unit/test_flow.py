@@ -99,3 +99,22 @@ def test_a_feed_is_read_even_when_told_after_the_work_on_it():
     )
     steps = ordered(notes, CATALOGUE)
     assert steps.index("rss") < steps.index("text_summarizer") < steps.index("slack")
+
+
+@pytest.mark.parametrize(
+    ("text", "app", "event"),
+    [
+        ("When a Stripe payment fails, email the customer from Gmail.", "stripe", "payment_failed"),
+        ("When someone opens a new GitHub issue, post it to #dev in Slack.", "github", "new_issue"),
+        ("If a Shopify order gets cancelled, post it in Slack #ops.", "shopify", "order_cancelled"),
+        ("When a Zendesk ticket is solved, send the customer a survey by Gmail.", "zendesk", "ticket_solved"),
+        ("When a deal moves to another stage in HubSpot, post to #deals in Slack.", "hubspot", "deal_stage_changed"),
+        # nothing tells the events apart: the app's default
+        ("When a customer pays in Stripe, add a row to the Sales sheet in Google Sheets.", "stripe", "charge_succeeded"),
+        ("Every new Shopify order goes to #orders in Slack.", "shopify", "new_order"),
+    ],
+)  # fmt: skip
+def test_the_trigger_starts_on_the_event_the_user_described(text, app, event):
+    notes = notes_of(text)
+    assert trigger_of(notes, CATALOGUE) == app
+    assert operation_of(app, notes, CATALOGUE) == event
