@@ -68,7 +68,7 @@ async def annotate(context: ContextTrimmed, deps: Deps) -> None:
     again, so a turn costs at most one model call (with its retries): the handler's worst
     case stays far under the consumer's max_poll_interval (tests/unit/test_budgets.py).
     """
-    previous = await deps.store.get(context.session_id)
+    previous = await deps.store.latest(context.session_id)  # a lost race reads (below)
     view = await propose(previous, context, deps)
     for attempt in range(CAS_ATTEMPTS):
         if attempt:
