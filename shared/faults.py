@@ -2,8 +2,9 @@
 
 Off unless `PLANWIRE_CRASH_AT` is set, so production never pays more than one lookup:
   PLANWIRE_CRASH_AT    comma-separated points, each "<moment>:<EventName>":
-                       "claimed:RunStep"        after the handler claimed the event, before
-                                                its body ran (between claim and publish);
+                       "claimed:RunStep"        after the handler claimed the event (or took
+                                                it, when it needs no claim), before its body
+                                                ran (between claim and publish);
                        "publish:StepCompleted"  just before a handler publishes that event,
                                                 i.e. after its state change (between state
                                                 change and publish).

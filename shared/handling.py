@@ -5,7 +5,8 @@
 - claims the event id (`shared.idempotency.claim`: a renewed lease while it runs, "done"
   once it returned) unless `claim=False`, or only when `claim(event)` is true for handlers
   that act on some events; the "claimed:<Event>" crash point (`shared.faults`) sits right
-  after the claim;
+  before the handler's body, after the claim when there is one (a handler that needs no
+  claim is killed at the same moment: taken, nothing done yet);
 - times it (`planwire_handler_seconds`) and counts it when it completes
   (`planwire_events_handled_total`).
 The service kit refuses to subscribe a handler without it. A claiming handler's `deps` extend
@@ -98,6 +99,7 @@ def handles(service: str, *, claim: Claim = True) -> Callable[[Handler], Handler
                         crash_point("claimed", name)
                         await handler(*args, **kwargs)
                 else:
+                    crash_point("claimed", name)
                     await handler(*args, **kwargs)
             EVENTS_HANDLED.labels(service, name).inc()
 

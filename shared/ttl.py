@@ -6,9 +6,12 @@ store remembers, in this process, when it last refreshed a session's group of ke
 Redis to refresh them again only once `window_s` has passed: a key then lives at least
 `ttl_s - window_s` after the session's last activity, and at most `ttl_s`.
 
-A group is refreshed the first time this process writes it for a session (so a key created
-by this process always gets its TTL), and again after the window. Scripts that can see for
-free that they just created a key (a first entry, a counter at 1) set its TTL then too.
+A group is refreshed the first time this process writes it for a session, and again after
+the window. Whatever the marks say, a key is given its TTL where it is made: every write that
+can make a session key sees for free that it did (a first transcript entry, a counter at 1,
+an XADD NOMKSTREAM that found no stream, a hash missing its mark field, a SET with EX), so a
+key Valkey lost and a process made anew within its window never lives without a TTL
+(tests/service/test_ttl_after_data_loss.py).
 """
 
 from __future__ import annotations

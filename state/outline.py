@@ -1,7 +1,7 @@
 """The outline, written by the indexer: the tree (versioned JSON) and each turn's user words.
 
   pw:{sid}:outline        string, `Outline` as JSON (its `version` counts the indexer's writes)
-  pw:{sid}:outline:turns  hash turn number -> that turn's `IndexedTurn` JSON
+  pw:{sid}:outline:turns  hash turn number -> that turn's `IndexedTurn` JSON, and NEW_MARK
 
 Both live as long as the session, so a change unit the trimmer dropped stays recallable (the
 annotator's and the specialist's prompts read it back) for the session's lifetime and no longer.
@@ -31,6 +31,11 @@ return 1
 """
 
 
+# A field every turns hash gets with its TTL: its absence says the hash was made without one
+# (new, or made anew after Valkey lost its data), at the cost of no command a turn.
+NEW_MARK = "~ttl"
+
+
 def _keys(session_id: str) -> tuple[str, str]:
     """The tree and the kept turns."""
     return session_key(session_id, "outline"), session_key(session_id, "outline", "turns")
@@ -47,6 +52,7 @@ def decode_turns(
 ) -> dict[int, IndexedTurn]:
     """The stored turns hash by turn number (only the numbers in `only`, when given)."""
     found = text_map(raw)
+    found.pop(NEW_MARK, None)
     if only is not None:
         found = {str(n): found[str(n)] for n in only if str(n) in found}
     return {int(seq): IndexedTurn.model_validate_json(v) for seq, v in found.items()}
@@ -99,10 +105,19 @@ class OutlineWriter(RedisStore):
             pipe.hsetnx(turns_key, str(turn.seq), turn.model_dump_json())
             if ttl:  # once per window (shared/ttl.py); the tree is a SET with EX of its own
                 pipe.expire(turns_key, ttl)
-            pipe.hmget(turns_key, [str(n) for n in batch])
-            *_, present = await pipe.execute()
+            pipe.hmget(turns_key, [NEW_MARK, *(str(n) for n in batch)])
+            *_, (mark, *present) = await pipe.execute()
+        if mark is None:  # the hash was made just now (or anew): it gets its TTL, fresh or not
+            await self._mark_made(turns_key)
         self.ttl_done(session_id, "outline", ttl)
         return all(value is not None for value in present)
+
+    async def _mark_made(self, turns_key: str) -> None:
+        """Give a turns hash made just now its TTL, and the mark that says it has one."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(turns_key, NEW_MARK, "1")
+            pipe.expire(turns_key, self.ttl_s)
+            await pipe.execute()
 
     async def read_raw(self, session_id: str) -> tuple[Outline, Mapping[str, str]]:
         """The tree and every kept turn's JSON by number, read together."""

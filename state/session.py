@@ -46,8 +46,11 @@ _DECIDE_ONCE = """
 local recorded = redis.call('GET', KEYS[2])
 if recorded then return recorded end
 redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
-if ARGV[3] ~= '' and (redis.call('GET', KEYS[1]) or 'gathering') == ARGV[4] then
-  redis.call('SET', KEYS[1], ARGV[3], 'KEEPTTL')
+local phase = redis.call('GET', KEYS[1])
+if ARGV[3] ~= '' and (phase or 'gathering') == ARGV[4] then
+  -- An absent phase (lost with its keys) is made anew here: it gets its TTL, not none.
+  if phase then redis.call('SET', KEYS[1], ARGV[3], 'KEEPTTL')
+  else redis.call('SET', KEYS[1], ARGV[3], 'EX', ARGV[2]) end
 end
 return ARGV[1]
 """

@@ -68,7 +68,7 @@ async def annotate(context: ContextTrimmed, deps: Deps) -> None:
     again, so a turn costs at most one model call (with its retries): the handler's worst
     case stays far under the consumer's max_poll_interval (tests/unit/test_budgets.py).
     """
-    previous = await deps.store.get(context.session_id)
+    previous = await deps.store.latest(context.session_id)  # a lost race reads (below)
     view = await propose(previous, context, deps)
     for attempt in range(CAS_ATTEMPTS):
         if attempt:
@@ -101,10 +101,11 @@ async def annotate(context: ContextTrimmed, deps: Deps) -> None:
 async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic.ModelView:
     """The model's proposal for this turn; an empty proposal when it is not available."""
     last_reply = next((m.text for m in reversed(context.messages) if m.role == "assistant"), "")
+    mentions = find_mentions(context.user_text, deps.catalogue)  # parsed once for the turn
     if naive():  # the whole history as chat turns, every call (shared/policy.py)
         earlier, history = "", prompt.history_turns(context.messages, context.turn_id)
     else:
-        earlier, history = await recall.earlier_block(deps.redis, context, deps.catalogue), []
+        earlier, history = await recall.earlier_block(deps.redis, context, mentions), []
     messages = [
         {"role": "system", "content": prompt.system_prompt(deps.catalogue)},
         *history,
@@ -113,7 +114,7 @@ async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic
             "content": earlier + prompt.user_prompt(previous, last_reply, context.user_text),
         },
     ]
-    referenced = len(find_mentions(context.user_text, deps.catalogue))
+    referenced = len(mentions)
     result = await deps.model.structured(
         "annotator",
         messages,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from redis.asyncio import Redis
 
-from catalog import Catalogue, find_mentions
 from schemas.turn import ContextTrimmed
 from shared import recall
 from state import outline as outline_record
@@ -17,15 +16,16 @@ from state import outline as outline_record
 BUDGET_TOKENS = 120
 
 
-async def earlier_block(redis: Redis, context: ContextTrimmed, catalogue: Catalogue) -> str:
-    """The labelled block of recalled turns (ending in a blank line), or "" when none relate."""
+async def earlier_block(redis: Redis, context: ContextTrimmed, mentions: list[str]) -> str:
+    """The labelled block of recalled turns (ending in a blank line), or "" when none relate.
+
+    `mentions`: the ids the turn's message names (`find_mentions`), which the caller has
+    already parsed for its prompt: the parse is most of a turn's matching, done once."""
     if not context.dropped_units:
         return ""
     outline, turns = await outline_record.read(redis, context.session_id)
     shown = {m.turn_id for m in context.messages}
     passages = recall.passages_of(outline, turns, exclude=shown)
-    found = recall.recall(
-        passages, context.user_text, find_mentions(context.user_text, catalogue), BUDGET_TOKENS
-    )
+    found = recall.recall(passages, context.user_text, mentions, BUDGET_TOKENS)
     block = recall.earlier_block(found)
     return block + "\n\n" if block else ""

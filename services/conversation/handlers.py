@@ -84,6 +84,8 @@ async def question(event: NotesUpdated, before: Notes, deps: Deps) -> str:
     if deltas:
         await deltas.flush()
     text = str(result.data.get("text", ""))
+    if text == fallback["text"]:  # code's own reply (no model, or it gave up): nothing to check
+        return text
     if not logic.names_only_noted_apps(text, event.notes, deps.catalogue):
         record_overrides("conversation", ["model_reply_names_app_not_in_notes"])
         return fallback["text"]

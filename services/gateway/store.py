@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from redis.asyncio import Redis
+from redis.asyncio.client import Pipeline
 
 from schemas.outline import Outline
 from services.gateway.limits import window
@@ -32,24 +33,45 @@ from shared.redis import RedisStore, session_key, text, text_list, text_map, tex
 from state import notes, outline, run, session, transcript, workflow
 
 # Add an event to the stream once per event id (redeliveries are absorbed); returns its id.
-# ARGV[4]: the TTL to refresh, or 0 while it is fresh (shared/ttl.py: the first event this
-# process appends for a session always refreshes, so the stream it creates gets its TTL).
+# ARGV[4]: the TTL to refresh, or 0 while it is fresh (shared/ttl.py). The stream is added to
+# only where it exists (NOMKSTREAM); one that does not is made by a second XADD, and it and
+# its ids set get their TTL then, whatever this process thinks is fresh: a Valkey that lost
+# its data never leaves the outbox without a TTL. ARGV[6]: the session TTL.
 _XADD_ONCE = """
 if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return false end
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[5], '*', 'type', ARGV[2], 'data', ARGV[3])
-if ARGV[4] ~= '0' then
-  redis.call('EXPIRE', KEYS[1], ARGV[4])
-  redis.call('EXPIRE', KEYS[2], ARGV[4])
+local fields = {'MAXLEN', '~', ARGV[5], '*', 'type', ARGV[2], 'data', ARGV[3]}
+local id = redis.call('XADD', KEYS[1], 'NOMKSTREAM', unpack(fields))
+local ttl = ARGV[4]
+if not id then
+  id = redis.call('XADD', KEYS[1], unpack(fields))
+  ttl = ARGV[6]
+end
+if ttl ~= '0' then
+  redis.call('EXPIRE', KEYS[1], ttl)
+  redis.call('EXPIRE', KEYS[2], ttl)
 end
 return id
 """
 # Append an event that needs no dedupe (a reply's delta, shown once and superseded by the
-# reply): XADD alone, with the same TTL rule.
+# reply): XADD alone, with the same TTL rule. A delta that makes the stream makes the ids
+# set beside it (holding only NEW_MARK), so the two keys are always made, and given their
+# TTL, together.
 _XADD = """
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], '*', 'type', ARGV[1], 'data', ARGV[2])
-if ARGV[4] ~= '0' then redis.call('EXPIRE', KEYS[1], ARGV[4]) end
+local fields = {'MAXLEN', '~', ARGV[3], '*', 'type', ARGV[1], 'data', ARGV[2]}
+local id = redis.call('XADD', KEYS[1], 'NOMKSTREAM', unpack(fields))
+local ttl = ARGV[4]
+if not id then
+  id = redis.call('XADD', KEYS[1], unpack(fields))
+  redis.call('SADD', KEYS[2], ARGV[6])
+  ttl = ARGV[5]
+end
+if ttl ~= '0' then
+  redis.call('EXPIRE', KEYS[1], ttl)
+  redis.call('EXPIRE', KEYS[2], ttl)
+end
 return id
 """
+NEW_MARK = "~new"  # a member of a new outbox's ids set that no event id can equal
 STREAM_MAXLEN = 10_000
 # One fixed-window counter: count this hit, start the window's clock on the first one.
 _HIT = """
@@ -128,7 +150,11 @@ class SessionStore(RedisStore):
         self._owners: dict[str, tuple[str, float]] = {}  # session -> (tenant, when read)
 
     async def create(self, session_id: str, tenant: str) -> None:
-        """A new session in the gathering phase, listed under its tenant."""
+        """A new session in the gathering phase, listed under its tenant, and recent.
+
+        Its records are made with their TTL (and the ones made later get theirs where they
+        are made), so a new session needs none of `touch`'s refreshes until the window ends.
+        """
         await session.open_session(self.redis, session_id, tenant, self.ttl_s)
         index = tenant_sessions_key(tenant)
         async with self.redis.pipeline(transaction=True) as pipe:
@@ -137,7 +163,10 @@ class SessionStore(RedisStore):
             pipe.zremrangebyrank(index, 0, -(SESSION_LIST_MAX + 1))
             pipe.expire(index, self.ttl_s)
             await pipe.execute()
-        await self.touch(session_id)
+        async with self.redis.pipeline(transaction=False) as pipe:  # another hash slot
+            self._queue_recent(pipe, session_id)
+            await pipe.execute()
+        self.fresh.refreshed(session_id, "session")
 
     async def touch(self, session_id: str) -> None:
         """Activity: the gateway's session records live another TTL, and the session is recent.
@@ -148,7 +177,6 @@ class SessionStore(RedisStore):
         """
         if not self.fresh.due(session_id, "session"):
             return
-        now = time.time()
         async with self.redis.pipeline(transaction=False) as pipe:
             session.refresh(pipe, session_id, self.ttl_s)
             for key in (
@@ -157,11 +185,16 @@ class SessionStore(RedisStore):
                 session_key(session_id, "outbox", "ids"),
             ):
                 pipe.expire(key, self.ttl_s)
-            pipe.zadd(RECENT_KEY, {session_id: now})
-            pipe.zremrangebyscore(RECENT_KEY, "-inf", now - self.ttl_s)
-            pipe.zremrangebyrank(RECENT_KEY, 0, -RECENT_MAX - 1)
+            self._queue_recent(pipe, session_id)
             await pipe.execute()
         self.fresh.refreshed(session_id, "session")
+
+    def _queue_recent(self, pipe: Pipeline, session_id: str) -> None:
+        """Queue on `pipe`: the session is active now (the bounded recent set)."""
+        now = time.time()
+        pipe.zadd(RECENT_KEY, {session_id: now})
+        pipe.zremrangebyscore(RECENT_KEY, "-inf", now - self.ttl_s)
+        pipe.zremrangebyrank(RECENT_KEY, 0, -RECENT_MAX - 1)
 
     async def recent_sessions(self, limit: int = RECENT_MAX) -> list[str]:
         """Ids of the sessions active within the TTL, newest first, at most `limit`."""
@@ -285,16 +318,17 @@ class SessionStore(RedisStore):
         keys = (outbox_key(session_id), session_key(session_id, "outbox", "ids"))
         ttl = self.ttl_due(session_id, "outbox")
         payload = json.dumps(data, default=str)
-        args = (event_id, event_type, payload, ttl, STREAM_MAXLEN)
+        args = (event_id, event_type, payload, ttl, STREAM_MAXLEN, self.ttl_s)
         added = text_or_none(await self.redis.eval(_XADD_ONCE, 2, *keys, *args))
         self.ttl_done(session_id, "outbox", ttl)
         return added
 
     async def publish_delta(self, session_id: str, event_type: str, data: dict[str, Any]) -> str:
         """Append an event that needs no dedupe (a reply's delta); returns its stream id."""
+        keys = (outbox_key(session_id), session_key(session_id, "outbox", "ids"))
         ttl = self.ttl_due(session_id, "outbox")
-        args = (event_type, json.dumps(data, default=str), STREAM_MAXLEN, ttl)
-        added = text(await self.redis.eval(_XADD, 1, outbox_key(session_id), *args))
+        args = (event_type, json.dumps(data, default=str), STREAM_MAXLEN, ttl, self.ttl_s)
+        added = text(await self.redis.eval(_XADD, 2, *keys, *args, NEW_MARK))
         self.ttl_done(session_id, "outbox", ttl)
         return added
 

@@ -24,7 +24,12 @@ class Deps(HandlerDeps):
     budget_tokens: Annotated[int, Setting("trim_budget_tokens")]
 
 
-@handles("trimmer")
+# Claimed only when the trimmer must read the phase itself. With the gateway's phase on the
+# event, a redelivery adds nothing (the transcript keeps a message id once) and republishes
+# a ContextTrimmed with the same event id and phase, which the one consumer acting on that
+# phase (annotator or classifier) has claimed: the claim's two commands bought nothing. A
+# phase read here could have moved on since the first delivery and route the turn anew.
+@handles("trimmer", claim=lambda event: event.phase is None)
 async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
     """Append the user's message, trim the history to whole change units, pass it on."""
     message = ChatMessage(role="user", text=event.text, turn_id=event.turn_id or "")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 from collections import Counter
 
@@ -21,6 +20,7 @@ from redis.asyncio import Redis
 from planwire.client import SessionClient
 from planwire.stack import EmbeddedStack
 from shared.redis import session_key
+from state import outline
 from tests.e2e.gathering import gather
 
 pytestmark = pytest.mark.e2e
@@ -122,11 +122,11 @@ async def test_killed_between_claim_and_publish_and_after_state_changes_nothing_
         versions = {
             n: await redis.llen(session_key(session.session_id, "artifact", n)) for n in node_ids
         }
-        indexed = await redis.hgetall(session_key(session.session_id, "outline", "turns"))
+        indexed = await outline.turns(redis, session.session_id)  # the owner's reader
     finally:
         await redis.aclose()
     assert set(executions) == set(node_ids) and set(executions.values()) == {"1"}, executions
     assert set(versions.values()) == {1}, f"artifact versions per step: {versions}"
     # The indexer, killed once after claiming a turn, still kept every turn exactly once.
-    kept = [json.loads(v)["turn_id"] for v in indexed.values()]
+    kept = [turn.turn_id for turn in indexed.values()]
     assert sorted(kept) == sorted(per_turn), (kept, per_turn)

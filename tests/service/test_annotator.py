@@ -94,3 +94,44 @@ async def test_the_naive_policy_charges_the_whole_history_to_the_session(redis_u
         await redis.aclose()
     # The earlier user message (~75 tokens) and the reply go in as turns under naive only.
     assert spent["naive"]["prompt_tokens"] - spent["default"]["prompt_tokens"] >= 75
+
+
+def numbered(session_id: str, seq: int, text: str) -> ContextTrimmed:
+    return ContextTrimmed(
+        session_id=session_id,
+        turn_id=f"t{seq}",
+        user_text=text,
+        messages=[ChatMessage(role="user", text=text, turn_id=f"t{seq}")],
+        dropped_units=0,
+        phase="gathering",
+    )
+
+
+async def test_two_replicas_taking_turns_lose_no_turn_of_the_notes(redis_url):
+    """Each replica remembers the notes it wrote; one that another replica wrote past is
+    caught by the compare-and-set and refolds onto the stored notes."""
+    redis = Redis.from_url(redis_url, decode_responses=True)
+
+    def replica() -> handlers.Deps:
+        return handlers.Deps(
+            redis=redis,
+            store=NotesStore(redis, TTL),
+            model=HeuristicModel(),
+            catalogue=CATALOGUE,
+            published=service.publisher_of(NotesUpdated),
+            threshold=0.8,
+            dedupe_ttl_s=TTL,
+        )
+
+    first, second, session_id = replica(), replica(), f"ann-{uuid.uuid4().hex[:10]}"
+    turns = ["Watch Gmail for new invoices.", "Post each one to Slack.", "Also log it in Airtable."]
+    async with serving(service, first):
+        for seq, (deps, text) in enumerate(zip([first, second, first], turns, strict=True), 1):
+            await handlers.annotate(numbered(session_id, seq, text), deps)
+        await redis.flushall()  # Valkey lost the notes: the replica's memory is not used
+        await handlers.annotate(numbered(session_id, 4, "And Notion."), first)
+        updates = [n for n in sent(service, NotesUpdated) if n.session_id == session_id]
+    assert [n.notes.version for n in updates] == [1, 2, 3, 1]
+    assert {"gmail", "slack", "airtable"} <= set(updates[2].notes.mentioned_integrations)
+    assert "gmail" not in updates[3].notes.mentioned_integrations
+    await redis.aclose()

@@ -9,7 +9,7 @@ import uuid
 import pytest_asyncio
 from redis.asyncio import Redis
 
-from catalog import load_catalogue
+from catalog import find_mentions, load_catalogue
 from schemas.turn import ContextTrimmed, ReplyGenerated, TurnReceived
 from services.annotator.recall import earlier_block
 from services.indexer import handlers as indexer
@@ -106,5 +106,6 @@ async def test_300_turns_keep_the_transcript_bounded_and_turn_3_recallable(bound
 
     # The early detail is one recall away: a turn that asks about it gets turn 3 back.
     asking = last.model_copy(update={"user_text": "Which currency and which office, again?"})
-    block = await earlier_block(redis, asking, load_catalogue())
+    mentions = find_mentions(asking.user_text, load_catalogue())
+    block = await earlier_block(redis, asking, mentions)
     assert DETAIL in block, block

@@ -96,3 +96,18 @@ async def test_the_naive_policy_passes_the_whole_history(redis_url, monkeypatch)
         await redis.aclose()
     assert kept["default"] == (1, 2)  # only the latest unit fits 20 tokens
     assert kept["naive"] == (5, 0)  # three turns and the two replies before the last
+
+
+async def test_a_redelivered_turn_with_its_phase_is_passed_on_as_the_same_event(trimmer):
+    """Unclaimed when the gateway gave the phase: the redelivery's ContextTrimmed is the first
+    one again (same event id, same phase), which its one consumer's claim absorbs, and the
+    transcript holds the message once."""
+    session_id = f"trim-{uuid.uuid4().hex[:10]}"
+    turn = TurnReceived(
+        session_id=session_id, turn_id="t1", text="Watch Gmail.", turn_seq=1, phase="gathering"
+    )
+    await deliver(trimmer, turn)
+    await deliver(trimmer, turn)
+    contexts = [c for c in sent(service, ContextTrimmed) if c.session_id == session_id]
+    seen = [(c.event_id, c.phase, [m.text for m in c.messages]) for c in contexts]
+    assert seen == [(contexts[0].event_id, "gathering", ["Watch Gmail."])] * 2
