@@ -43,11 +43,17 @@ def _service_block(workload: Workload) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The host address the gateway's port is published on. Loopback by default: a host
+# firewall does not see Docker's published ports, so "0.0.0.0" would open the API to every
+# network the host is on; a reverse proxy on the host reaches 127.0.0.1 (docs/deploy.md).
+PUBLISH_ADDRESS = "${PLANWIRE_PUBLISH_ADDRESS:-127.0.0.1}"
+
+
 def _gateway_extras() -> list[str]:
     """The gateway is the only service reachable from outside, and the only one with API keys."""
     return [
         "    ports:",
-        f'      - "{HTTP_PORT}:{HTTP_PORT}"',
+        f'      - "{PUBLISH_ADDRESS}:{HTTP_PORT}:{HTTP_PORT}"',
         "    environment:",
         "      <<: *planwire-env",
         "      # JSON map of bearer key (or sha256:<hex> of it) -> tenant. Unset, the gateway",

@@ -90,9 +90,37 @@ def test_prometheus_admin_api_is_off_and_bound_to_loopback():
 def test_only_the_api_port_is_published_never_the_metrics_port():
     """Metrics are unauthenticated: Prometheus reaches them inside the compose network."""
     services = compose()["services"]
-    assert _ports(services["gateway"]) == ["8000:8000"]
+    assert _ports(services["gateway"]) == ["${PLANWIRE_PUBLISH_ADDRESS:-127.0.0.1}:8000:8000"]
     published = [p for name in set(services) - INFRA for p in _ports(services[name])]
     assert not any("9464" in p for p in published)
+
+
+def _published(env: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(host address, host port, container port) of every port Compose would publish."""
+    result = rendered(env)
+    assert result.returncode == 0, result.stderr
+    services = yaml.safe_load(result.stdout)["services"]
+    return [_port(p) for service in services.values() for p in service.get("ports", [])]
+
+
+def _port(entry: str | dict) -> tuple[str, str, str]:
+    """docker-compose 1.x prints `127.0.0.1:8000:8000/tcp`, Compose 2 a mapping."""
+    if isinstance(entry, dict):
+        return entry.get("host_ip", "0.0.0.0"), str(entry["published"]), str(entry["target"])
+    parts = entry.split("/")[0].split(":")
+    return (parts[0] if len(parts) == 3 else "0.0.0.0"), parts[-2], parts[-1]
+
+
+def test_every_port_is_published_on_loopback_only_unless_the_operator_opens_the_api():
+    """Published on all interfaces, 8000 was reachable from any network the host is on,
+    past the host's firewall (Docker writes its own rules)."""
+    published = _published(OPERATOR_ENV)
+    assert ("127.0.0.1", "8000", "8000") in published
+    assert all(address == "127.0.0.1" for address, _, _ in published), published
+    opened = _published(OPERATOR_ENV | {"PLANWIRE_PUBLISH_ADDRESS": "0.0.0.0"})
+    assert ("0.0.0.0", "8000", "8000") in opened
+    others = [p for p in opened if p[1] != "8000"]
+    assert others and all(address == "127.0.0.1" for address, _, _ in others), opened
 
 
 def _ports(service: dict) -> list[str]:
