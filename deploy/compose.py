@@ -10,7 +10,14 @@ import json
 import textwrap
 from pathlib import Path
 
-from deploy.inventory import COMMON_ENV, CREATE_TOPICS_SCRIPT, HTTP_PORT, Workload, deployed
+from deploy.inventory import (
+    COMMON_ENV,
+    CREATE_TOPICS_SCRIPT,
+    HTTP_PORT,
+    KAFKA_SECURITY_ENV,
+    Workload,
+    deployed,
+)
 
 TEMPLATE = Path(__file__).parent / "templates" / "docker-compose.yml"
 
@@ -19,6 +26,7 @@ def render_compose() -> str:
     """The whole docker-compose.yml."""
     text = TEMPLATE.read_text()
     text = text.replace("@@COMMON_ENV@@", _env_lines(COMMON_ENV, indent=2))
+    text = text.replace("@@KAFKA_SECURITY_ENV@@", _passed_through(KAFKA_SECURITY_ENV, indent=2))
     text = text.replace(
         "@@CREATE_TOPICS_SCRIPT@@", textwrap.indent(CREATE_TOPICS_SCRIPT.rstrip("\n"), " " * 8)
     )
@@ -28,6 +36,11 @@ def render_compose() -> str:
 def _env_lines(env: dict[str, str], indent: int) -> str:
     """`KEY: "value"` lines; values JSON-quoted so YAML keeps them strings."""
     return "\n".join(f"{' ' * indent}{key}: {json.dumps(value)}" for key, value in env.items())
+
+
+def _passed_through(env: dict[str, str], indent: int) -> str:
+    """`KEY: ${KEY:-default}` lines: the operator's shell or .env decides, else the default."""
+    return "\n".join(f"{' ' * indent}{key}: ${{{key}:-{value}}}" for key, value in env.items())
 
 
 def _service_block(workload: Workload) -> str:

@@ -39,7 +39,11 @@ def expected_runners() -> list[str]:
 
 
 # What an operator sets in the shell or .env; Grafana's password has no default on purpose.
-OPERATOR_ENV = {"GRAFANA_ADMIN_PASSWORD": "not-admin", "PATH": os.environ.get("PATH", "")}
+OPERATOR_ENV = {
+    "GRAFANA_ADMIN_PASSWORD": "not-admin",
+    "PLANWIRE_REDIS_PASSWORD": "valkey-" + "v" * 40,
+    "PATH": os.environ.get("PATH", ""),
+}
 
 
 def rendered(env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -71,7 +75,7 @@ def test_without_keys_the_gateway_gets_none_and_so_refuses_to_start():
 
 
 def test_grafana_has_no_default_password_and_no_anonymous_access():
-    result = rendered({"PATH": os.environ.get("PATH", "")})
+    result = rendered({k: v for k, v in OPERATOR_ENV.items() if k != "GRAFANA_ADMIN_PASSWORD"})
     assert result.returncode != 0 and "GRAFANA_ADMIN_PASSWORD" in result.stderr
     grafana = yaml.safe_load(rendered(OPERATOR_ENV).stdout)["services"]["grafana"]
     assert grafana["environment"]["GF_SECURITY_ADMIN_PASSWORD"] == "not-admin"
@@ -178,8 +182,8 @@ def test_kafka_runs_in_kraft_mode_and_valkey_with_aof():
     assert kafka["image"].startswith("apache/kafka:")
     assert kafka["environment"]["KAFKA_PROCESS_ROLES"] == "broker,controller"
     assert kafka["environment"]["KAFKA_AUTO_CREATE_TOPICS_ENABLE"] == "false"
-    command = services["valkey"]["command"]
-    assert command[command.index("--appendonly") + 1] == "yes"
+    script = " ".join(services["valkey"]["command"])
+    assert "valkey-server - --appendonly yes" in script
     assert any(v.endswith(":/data") for v in services["valkey"]["volumes"])
 
 
@@ -262,3 +266,18 @@ def test_scraped_replicas_carry_the_component_and_workload_labels():
     )
     assert relabel(job, "annotator")["component"] == "annotator"
     assert relabel(job, "lag")["workload"] == "lag"
+
+
+def test_valkey_requires_a_password_that_every_service_has_and_no_command_line_shows():
+    """Without one, anything on the compose network could read and write every session."""
+    without = rendered({k: v for k, v in OPERATOR_ENV.items() if k != "PLANWIRE_REDIS_PASSWORD"})
+    assert without.returncode != 0 and "PLANWIRE_REDIS_PASSWORD" in without.stderr
+    password = OPERATOR_ENV["PLANWIRE_REDIS_PASSWORD"]
+    services = yaml.safe_load(rendered(OPERATOR_ENV).stdout)["services"]
+    valkey = services["valkey"]
+    assert valkey["environment"]["REDISCLI_AUTH"] == password  # the health check's valkey-cli
+    script = valkey["command"][-1]
+    # Compose prints the shell's `$` escaped (`$$`) or not, depending on its version.
+    assert password not in script and re.search(r"requirepass \$+REDISCLI_AUTH", script)
+    for name in set(services) - INFRA:
+        assert services[name]["environment"]["PLANWIRE_REDIS_PASSWORD"] == password, name
