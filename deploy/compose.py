@@ -76,6 +76,9 @@ def _gateway_extras() -> list[str]:
         "      # Signs the browser auth cookie; set it when more than one gateway runs.",
         "      PLANWIRE_AUTH_SECRET: ${PLANWIRE_AUTH_SECRET:-}",
         "      PLANWIRE_AUTH_COOKIE_SECURE: ${PLANWIRE_AUTH_COOKIE_SECURE:-auto}",
+        "      # Whose X-Forwarded-For/-Proto to believe: a proxy on the host reaches the gateway",
+        "      # from the compose network's gateway address, not 127.0.0.1 (docs/security.md).",
+        """      PLANWIRE_TRUSTED_PROXIES: '${PLANWIRE_TRUSTED_PROXIES:-["127.0.0.1", "::1"]}'""",
         "      # /docs, /redoc and /openapi.json on the published port; false turns them off.",
         "      PLANWIRE_API_DOCS: ${PLANWIRE_API_DOCS:-true}",
     ]

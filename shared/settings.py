@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Literal
 
-from pydantic import SecretStr, model_validator
+from pydantic import SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -85,6 +86,11 @@ class InfraSettings(BaseSettings):
     claim_lease_s: float = 15.0
     http_host: str = "127.0.0.1"
     http_port: int = 8000
+    # Peers whose X-Forwarded-For / X-Forwarded-Proto are believed (addresses or CIDRs, e.g.
+    # `["10.0.0.0/8"]`; `["*"]` believes anyone): the client address (failed-login throttle,
+    # logs) and the scheme (the cookie's `Secure`) then come from those headers. Anyone else's
+    # are ignored, or any client could pick its own address. Loopback only by default.
+    trusted_proxies: list[str] = ["127.0.0.1", "::1"]
     # Prometheus's /metrics is served on this port of `http_host`, never on the API port:
     # the API port may be public and metrics are unauthenticated (docs/security.md). Unset:
     # no metrics served (a process started by hand, a test); deployments and the embedded
@@ -97,6 +103,16 @@ class InfraSettings(BaseSettings):
     context_policy: Literal["default", "naive"] = "default"
     log_level: str = "INFO"
     log_format: str = "text"  # "json" in containers: one object a line (shared/logs.py)
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies_are_addresses(cls, proxies: list[str]) -> list[str]:
+        """uvicorn takes a mistyped entry as a literal that never matches, silently; a typo
+        here stops the service at start instead."""
+        for proxy in proxies:
+            if proxy != "*":
+                ipaddress.ip_network(proxy, strict=False)  # ValueError names the entry
+        return proxies
 
     @model_validator(mode="after")
     def _sasl_has_a_login(self) -> InfraSettings:

@@ -281,3 +281,11 @@ def test_valkey_requires_a_password_that_every_service_has_and_no_command_line_s
     assert password not in script and re.search(r"requirepass \$+REDISCLI_AUTH", script)
     for name in set(services) - INFRA:
         assert services[name]["environment"]["PLANWIRE_REDIS_PASSWORD"] == password, name
+
+
+def test_the_gateway_believes_forwarded_headers_from_loopback_unless_told_whom():
+    gateway = yaml.safe_load(rendered(OPERATOR_ENV).stdout)["services"]["gateway"]
+    assert json.loads(gateway["environment"]["PLANWIRE_TRUSTED_PROXIES"]) == ["127.0.0.1", "::1"]
+    chosen = OPERATOR_ENV | {"PLANWIRE_TRUSTED_PROXIES": '["172.18.0.1"]'}
+    gateway = yaml.safe_load(rendered(chosen).stdout)["services"]["gateway"]
+    assert json.loads(gateway["environment"]["PLANWIRE_TRUSTED_PROXIES"]) == ["172.18.0.1"]
