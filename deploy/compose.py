@@ -10,7 +10,14 @@ import json
 import textwrap
 from pathlib import Path
 
-from deploy.inventory import COMMON_ENV, CREATE_TOPICS_SCRIPT, HTTP_PORT, Workload, deployed
+from deploy.inventory import (
+    COMMON_ENV,
+    CREATE_TOPICS_SCRIPT,
+    HTTP_PORT,
+    KAFKA_SECURITY_ENV,
+    Workload,
+    deployed,
+)
 
 TEMPLATE = Path(__file__).parent / "templates" / "docker-compose.yml"
 
@@ -19,6 +26,7 @@ def render_compose() -> str:
     """The whole docker-compose.yml."""
     text = TEMPLATE.read_text()
     text = text.replace("@@COMMON_ENV@@", _env_lines(COMMON_ENV, indent=2))
+    text = text.replace("@@KAFKA_SECURITY_ENV@@", _passed_through(KAFKA_SECURITY_ENV, indent=2))
     text = text.replace(
         "@@CREATE_TOPICS_SCRIPT@@", textwrap.indent(CREATE_TOPICS_SCRIPT.rstrip("\n"), " " * 8)
     )
@@ -28,6 +36,11 @@ def render_compose() -> str:
 def _env_lines(env: dict[str, str], indent: int) -> str:
     """`KEY: "value"` lines; values JSON-quoted so YAML keeps them strings."""
     return "\n".join(f"{' ' * indent}{key}: {json.dumps(value)}" for key, value in env.items())
+
+
+def _passed_through(env: dict[str, str], indent: int) -> str:
+    """`KEY: ${KEY:-default}` lines: the operator's shell or .env decides, else the default."""
+    return "\n".join(f"{' ' * indent}{key}: ${{{key}:-{value}}}" for key, value in env.items())
 
 
 def _service_block(workload: Workload) -> str:
@@ -43,11 +56,17 @@ def _service_block(workload: Workload) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The host address the gateway's port is published on. Loopback by default: a host
+# firewall does not see Docker's published ports, so "0.0.0.0" would open the API to every
+# network the host is on; a reverse proxy on the host reaches 127.0.0.1 (docs/deploy.md).
+PUBLISH_ADDRESS = "${PLANWIRE_PUBLISH_ADDRESS:-127.0.0.1}"
+
+
 def _gateway_extras() -> list[str]:
     """The gateway is the only service reachable from outside, and the only one with API keys."""
     return [
         "    ports:",
-        f'      - "{HTTP_PORT}:{HTTP_PORT}"',
+        f'      - "{PUBLISH_ADDRESS}:{HTTP_PORT}:{HTTP_PORT}"',
         "    environment:",
         "      <<: *planwire-env",
         "      # JSON map of bearer key (or sha256:<hex> of it) -> tenant. Unset, the gateway",
@@ -57,6 +76,9 @@ def _gateway_extras() -> list[str]:
         "      # Signs the browser auth cookie; set it when more than one gateway runs.",
         "      PLANWIRE_AUTH_SECRET: ${PLANWIRE_AUTH_SECRET:-}",
         "      PLANWIRE_AUTH_COOKIE_SECURE: ${PLANWIRE_AUTH_COOKIE_SECURE:-auto}",
+        "      # Whose X-Forwarded-For/-Proto to believe: a proxy on the host reaches the gateway",
+        "      # from the compose network's gateway address, not 127.0.0.1 (docs/security.md).",
+        """      PLANWIRE_TRUSTED_PROXIES: '${PLANWIRE_TRUSTED_PROXIES:-["127.0.0.1", "::1"]}'""",
         "      # /docs, /redoc and /openapi.json on the published port; false turns them off.",
         "      PLANWIRE_API_DOCS: ${PLANWIRE_API_DOCS:-true}",
     ]

@@ -44,6 +44,17 @@ COMMON_ENV = {
 }
 
 
+# How Kafka clients connect (shared/kafka_security.py), with the defaults an operator may
+# change: compose passes them through from the shell, Kubernetes puts them in the ConfigMap
+# (an overlay sets them). The SASL login is a secret: `.env` in compose, `planwire-secrets`
+# in Kubernetes.
+KAFKA_SECURITY_ENV = {
+    "PLANWIRE_KAFKA_SECURITY_PROTOCOL": "PLAINTEXT",
+    "PLANWIRE_KAFKA_SASL_MECHANISM": "SCRAM-SHA-512",
+    "PLANWIRE_KAFKA_TLS_CA_FILE": "",
+}
+
+
 @dataclass(frozen=True)
 class Workload:
     """One deployable process: `planwire run <args>`, named for compose and Kubernetes."""
@@ -122,10 +133,11 @@ def topics_text() -> str:
 CREATE_TOPICS_SCRIPT = """\
 import asyncio, os
 from shared.bus import ensure_topics
+from shared.kafka_security import kafka_client_options
 from shared.settings import InfraSettings
 s = InfraSettings()
 rows = [line.split() for line in open(os.environ["PLANWIRE_TOPICS_FILE"]) if line.strip() and not line.startswith("#")]
 topics = [(name, int(partitions)) for name, partitions in rows]
-created = asyncio.run(ensure_topics(s.kafka_bootstrap, topics, replication=s.topic_replication, min_insync_replicas=s.topic_min_insync_replicas))
+created = asyncio.run(ensure_topics(s.kafka_bootstrap, topics, replication=s.topic_replication, min_insync_replicas=s.topic_min_insync_replicas, client_options=kafka_client_options(s)))
 print(f"{len(created)} topics created, {len(topics) - len(created)} already existed, partition counts checked")
 """

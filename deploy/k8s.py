@@ -19,6 +19,7 @@ from deploy.inventory import (
     CREATE_TOPICS_SCRIPT,
     HTTP_PORT,
     IMAGE,
+    KAFKA_SECURITY_ENV,
     LAG_EXPORTER,
     Workload,
     topics_text,
@@ -90,7 +91,12 @@ CONFIG = "planwire-config"
 
 def config_data() -> dict[str, str]:
     """Settings every pod reads (envFrom); secrets stay in `planwire-secrets`."""
-    return {**COMMON_ENV, "PLANWIRE_LOG_LEVEL": "INFO", "PLANWIRE_MODEL": "heuristic"}
+    return {
+        **COMMON_ENV,
+        **KAFKA_SECURITY_ENV,
+        "PLANWIRE_LOG_LEVEL": "INFO",
+        "PLANWIRE_MODEL": "heuristic",
+    }
 
 
 def config_env() -> str:
@@ -185,7 +191,8 @@ def topics_manifests() -> list[dict]:
     }
     # No port and no args: nothing to scrape (the PodMonitor selects ports named metrics).
     del box["ports"], box["args"]
-    box["env"] = [{"name": "PLANWIRE_TOPICS_FILE", "value": "/etc/planwire/topics.txt"}]
+    topics_file = {"name": "PLANWIRE_TOPICS_FILE", "value": "/etc/planwire/topics.txt"}
+    box["env"] = [*box.get("env", []), topics_file]  # after the Kafka login, if any
     box["volumeMounts"].append({"name": "topics", "mountPath": "/etc/planwire", "readOnly": True})
     pod = pod_spec([box], restart="OnFailure")
     pod["volumes"].append({"name": "topics", "configMap": {"name": "planwire-topics"}})

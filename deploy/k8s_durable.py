@@ -16,17 +16,23 @@ from pathlib import Path
 
 from deploy.inventory import topics
 from deploy.k8s_network import REDIS_PORT, valkey_policy
-from deploy.k8s_pod import labels
+from deploy.k8s_pod import labels, redis_password_env
 
 REPLICAS = 3
 MIN_INSYNC_REPLICAS = 2
 # The Strimzi `Kafka` resource the topics belong to (overlays may patch the label).
 KAFKA_CLUSTER = "planwire"
 VALKEY_IMAGE = "valkey/valkey:8.1"
-VALKEY_ARGS = [
-    *("--appendonly", "yes", "--appendfsync", "everysec"),
-    *("--maxmemory-policy", "noeviction", "--dir", "/data"),
-]
+VALKEY_FLAGS = "--appendonly yes --appendfsync everysec --maxmemory-policy noeviction --dir /data"
+# The password (`requirepass`) reaches the server on stdin (`-`), never as an argument that
+# `ps` on the node shows; the image's entrypoint then drops to the valkey user as usual.
+# `$REDISCLI_AUTH` is the shell's (Kubernetes expands only `$(...)`); valkey-cli, the
+# readiness probe, reads the same variable.
+VALKEY_SCRIPT = f"""\
+exec /usr/local/bin/docker-entrypoint.sh valkey-server - {VALKEY_FLAGS} <<EOF
+requirepass $REDISCLI_AUTH
+EOF
+"""
 
 
 def kafka_topics() -> list[dict]:
@@ -57,7 +63,8 @@ def valkey_manifests() -> list[dict]:
     box = {
         "name": "valkey",
         "image": VALKEY_IMAGE,
-        "args": VALKEY_ARGS,
+        "args": ["sh", "-c", VALKEY_SCRIPT],
+        "env": [redis_password_env("REDISCLI_AUTH")],
         "ports": [{"name": "redis", "containerPort": REDIS_PORT}],
         "readinessProbe": {"exec": {"command": ["valkey-cli", "ping"]}, "periodSeconds": 5},
         "livenessProbe": {"tcpSocket": {"port": REDIS_PORT}, "periodSeconds": 10},

@@ -70,9 +70,19 @@ def container(w: Workload, image: str, *, probes: bool = True) -> dict:
     return box
 
 
+# Workloads that talk to Kafka only (deploy/k8s_network.py keeps them away from Valkey).
+KAFKA_ONLY = frozenset({"lag", "kafka-topics"})
+
+
 def _secret_env(w: Workload) -> list[dict]:
     """Secrets from `planwire-secrets` (see k8s/base/secret.example.yaml)."""
-    env = []
+    env = [
+        # Optional: only a Kafka with SASL listeners (PLANWIRE_KAFKA_SECURITY_PROTOCOL) asks.
+        _secret("PLANWIRE_KAFKA_SASL_USERNAME", "kafka-sasl-username", optional=True),
+        _secret("PLANWIRE_KAFKA_SASL_PASSWORD", "kafka-sasl-password", optional=True),
+    ]
+    if w.component not in KAFKA_ONLY:
+        env.append(redis_password_env("PLANWIRE_REDIS_PASSWORD"))
     if w.uses_model:
         # Optional: the heuristic backend needs no key.
         env.append(_secret("PLANWIRE_MODEL_API_KEY", "model-api-key", optional=True))
@@ -83,6 +93,12 @@ def _secret_env(w: Workload) -> list[dict]:
         # by one replica is a 401 on the next.
         env.append(_secret("PLANWIRE_AUTH_SECRET", "auth-secret", optional=False))
     return env
+
+
+def redis_password_env(var: str) -> dict:
+    """Valkey's password, required: Valkey (k8s/valkey) and every client read the same key,
+    and a pod without it would not get in."""
+    return _secret(var, "redis-password", optional=False)
 
 
 def _secret(var: str, key: str, *, optional: bool) -> dict:

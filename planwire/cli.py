@@ -114,13 +114,16 @@ def _interrupt(_signum: int, _frame: object) -> None:
 
 def _announce(stack: EmbeddedStack) -> None:
     """Print where everything listens; tests read the `gateway:`, `data:` and `pids:` lines."""
+    from planwire.datadir import PASSWORD_NAME
+    from planwire.probes import without_password
     from planwire.stack import BROKER_WARNINGS
     from planwire.supervise import record_pids
 
     for name, url in stack.service_urls.items():
         typer.echo(f"{name}: {url}")
     typer.echo(
-        f"broker: {stack.bootstrap}\nredis: {stack.redis_url}\ndata: {stack.data_dir}\n"
+        f"broker: {stack.bootstrap}\nredis: {without_password(stack.redis_url)} "
+        f"(password in {stack.data_dir / PASSWORD_NAME})\ndata: {stack.data_dir}\n"
         f"logs: {stack.log_dir}\npids: {record_pids(stack)}"
     )
     if warning := BROKER_WARNINGS.get(stack.broker):

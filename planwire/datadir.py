@@ -8,6 +8,10 @@ Two stacks on one folder would write one Valkey AOF from two servers, so a stack
 exclusive lock on the folder for as long as it runs; the kernel drops the lock when the
 process dies, however it dies, so a crash never leaves a stale lock behind.
 
+Valkey there requires a password (`valkey_password`), drawn once per folder and kept in it,
+readable by its owner only: a stack on that folder again uses the same one, and no other
+local user (or web page reaching loopback) can read or write the sessions.
+
 Everything else that starts an embedded stack (tests, `planwire eval`, `bench`, `chaos`,
 `load`) passes no data folder and keeps its data in a throwaway one beside its logs.
 """
@@ -16,12 +20,14 @@ from __future__ import annotations
 
 import fcntl
 import os
+import secrets
 from pathlib import Path
 
 from planwire.procs import StackError
 
 ENV = "PLANWIRE_DATA_DIR"
 LOCK_NAME = "lock"
+PASSWORD_NAME = "valkey-password"
 
 
 def default_data_dir() -> Path:
@@ -58,3 +64,25 @@ class DataLock:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
+
+
+def valkey_password(folder: Path) -> str:
+    """The folder's Valkey password: made on first use (32 random bytes, URL-safe, so it can
+    sit in a Redis URL as it is), then read back on every later start.
+
+    The file is created with mode 0600 and never readable by others; one left readable by
+    hand is closed again rather than trusted as it is.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / PASSWORD_NAME
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        os.chmod(path, 0o600)
+        if password := path.read_text().strip():
+            return password
+        raise StackError(f"{path} is empty; delete it and a new password is made") from None
+    password = secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w") as out:
+        out.write(password + "\n")
+    return password

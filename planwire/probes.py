@@ -7,6 +7,7 @@ running, so a crash surfaces at once with the tail of its log instead of as a ti
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Awaitable, Callable
 
@@ -69,7 +70,12 @@ async def valkey_ready(child: Child, url: str, timeout_s: float = 30.0) -> None:
         finally:
             await client.aclose()
 
-    await poll(child, f"valkey at {url}", attempt, timeout_s)
+    await poll(child, f"valkey at {without_password(url)}", attempt, timeout_s)
+
+
+def without_password(url: str) -> str:
+    """A Redis URL fit to print or log: `redis://:secret@host:port/0` -> `redis://host:port/0`."""
+    return re.sub(r"//[^/@]*@", "//", url, count=1)
 
 
 async def http_healthy(child: Child, base_url: str, timeout_s: float = 60.0) -> None:

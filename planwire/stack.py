@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planwire import probes
-from planwire.datadir import DataLock
+from planwire.datadir import DataLock, valkey_password
 from planwire.procs import Child, StackError, free_ports, stop_children
 from planwire.topology import (
     LAG_EXPORTER,
@@ -195,20 +195,36 @@ def valkey_bin() -> str:
     return str(found)
 
 
-def valkey_argv(port: int, data_dir: Path) -> list[str]:
+def valkey_argv(port: int, data_dir: Path, password: str | None = None) -> list[str]:
     """Valkey on loopback with the append-only file on, as in every deployment (DESIGN.md §4).
 
     Every write reaches the AOF before the next event loop turn and is fsynced each second,
     so a killed valkey-server (`planwire chaos`) restarts with every acknowledged write; an
     OS crash could lose the last second, as in production's default.
+
+    With `password`, every client must AUTH first: loopback is shared with every local user
+    and every web page's requests. The password goes in a config file readable by its owner
+    only, not on the command line, which any local user can read in /proc.
     """
     data_dir.mkdir(parents=True, exist_ok=True)
+    config = [_valkey_auth_file(data_dir, password)] if password else []
     return [
         valkey_bin(),
+        *config,
         *("--port", str(port), "--bind", HOST, "--dir", str(data_dir)),
         *("--save", "", "--appendonly", "yes", "--appendfsync", "everysec"),
         *("--maxmemory-policy", "noeviction", "--daemonize", "no"),
     ]
+
+
+def _valkey_auth_file(data_dir: Path, password: str) -> str:
+    """`requirepass` in a 0600 config file of the data folder, rewritten at each start."""
+    path = data_dir / "auth.conf"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(f"requirepass {password}\n")
+    return str(path)
 
 
 # How long `restart` waits for a part that is dying on its own to be gone.
@@ -337,7 +353,10 @@ class EmbeddedStack:
             raise StackError(f"service names must be unique: {[s.name for s in specs]}")
         kafka_port, redis_port, *ports = free_ports(2 + 2 * len(specs))
         ports, metrics_ports = ports[: len(specs)], ports[len(specs) :]
-        self.bootstrap, self.redis_url = f"{HOST}:{kafka_port}", f"redis://{HOST}:{redis_port}/0"
+        # Every client gets the password in its URL, the services through PLANWIRE_REDIS_URL.
+        password = valkey_password(self.data_dir)
+        self.bootstrap = f"{HOST}:{kafka_port}"
+        self.redis_url = f"redis://:{password}@{HOST}:{redis_port}/0"
         broker = self._spawn(
             self.infra,
             self.broker,
@@ -346,7 +365,7 @@ class EmbeddedStack:
         valkey = self._spawn(
             self.infra,
             "valkey",
-            valkey_argv(redis_port, self.data_dir / "valkey-data"),
+            valkey_argv(redis_port, self.data_dir / "valkey-data", password),
         )
         model = self._start_local_model()  # loads while the broker comes up
         await probes.all_or_none(

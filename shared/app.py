@@ -134,7 +134,15 @@ def serve(app: Any, settings: InfraSettings, name: str = "planwire") -> None:
     configure_logging(settings.log_level, settings.log_format, name)
     serve_metrics(settings)
     config = uvicorn.Config(
-        app, host=settings.http_host, port=settings.http_port, log_level="warning", lifespan="on"
+        app,
+        host=settings.http_host,
+        port=settings.http_port,
+        log_level="warning",
+        lifespan="on",
+        # Forwarded headers only from the configured proxies (uvicorn's default reads
+        # FORWARDED_ALLOW_IPS, which no deployment here sets).
+        proxy_headers=True,
+        forwarded_allow_ips=settings.trusted_proxies,
     )
     server = Server(config)
     with contextlib.suppress(KeyboardInterrupt):

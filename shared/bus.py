@@ -19,6 +19,7 @@ from shared.budgets import MAX_POLL_INTERVAL_S
 from shared.commits import DeferredCommit
 from shared.deadletter import DeadLetterMiddleware
 from shared.faults import CrashBeforePublish
+from shared.kafka_security import kafka_security
 from shared.metrics import PartitionOwnership
 from shared.retry import RetryPolicy
 from shared.settings import InfraSettings
@@ -42,6 +43,7 @@ def make_broker(
     acks = settings.kafka_acks if settings.kafka_acks == "all" else int(settings.kafka_acks)
     return KafkaBroker(
         settings.kafka_bootstrap,
+        security=kafka_security(settings),
         client_id=client_id,
         acks=acks,
         enable_idempotence=settings.kafka_idempotence,
@@ -100,14 +102,17 @@ async def ensure_topics(
     *,
     replication: int = 1,
     min_insync_replicas: int | None = None,
+    client_options: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """Create the topics that do not exist yet; returns the names it created.
+
+    `client_options`: how to connect (`shared.kafka_security.kafka_client_options`).
 
     Topics that exist must have the declared partition count: keys are spread by partition,
     so a topic with another count sends a session's events elsewhere (TopicMismatch).
     """
     configs = {"min.insync.replicas": str(min_insync_replicas)} if min_insync_replicas else {}
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **(client_options or {}))
     await admin.start()
     try:
         existing = set(await admin.list_topics())
@@ -141,7 +146,10 @@ async def check_partitions(admin: AIOKafkaAdminClient, topics: list[tuple[str, i
 
 
 async def adopt_offsets(
-    bootstrap: str, group: str, former: Mapping[str, str]
+    bootstrap: str,
+    group: str,
+    former: Mapping[str, str],
+    client_options: Mapping[str, Any] | None = None,
 ) -> dict[TopicPartition, int]:
     """Give `group` the committed offsets of the groups that read its topics before
     (`former`: topic -> group), for every partition `group` has no offset of its own for.
@@ -156,8 +164,9 @@ async def adopt_offsets(
     """
     if not former:
         return {}
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    committer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group)
+    options = client_options or {}
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **options)
+    committer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group, **options)
     await admin.start()
     await committer.start()
     try:

@@ -10,13 +10,20 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from shared.settings import InfraSettings
 from shared.ttl import Freshness, window_for
 
 
 def make_redis(
-    url: str, max_connections: int = 64, wait_s: float = 10.0, retries: int = 3
+    url: str,
+    max_connections: int = 64,
+    wait_s: float = 10.0,
+    retries: int = 3,
+    password: str | None = None,
 ) -> Redis:
     """A decoded-string async client holding at most `max_connections`; callers close it.
+
+    `password` authenticates when the URL carries none (a password in the URL wins).
 
     A burst beyond the bound waits up to `wait_s` for a free connection instead of opening
     more: Redis's connection count stays bounded however many requests arrive.
@@ -32,6 +39,7 @@ def make_redis(
     """
     pool = BlockingConnectionPool.from_url(
         url,
+        password=password,
         decode_responses=True,
         health_check_interval=30,
         max_connections=max_connections,
@@ -43,6 +51,14 @@ def make_redis(
         ),
     )
     return Redis.from_pool(pool)  # the client owns the pool: aclose() closes it
+
+
+def redis_password(settings: InfraSettings) -> str | None:
+    """The configured Valkey password in clear, for `make_redis` (None: none set)."""
+    secret = settings.redis_password
+    if secret is None:
+        return None
+    return secret.get_secret_value() or None  # an empty variable (compose's `:-`) is none
 
 
 def session_key(session_id: str, *parts: str) -> str:

@@ -36,9 +36,10 @@ from shared.app import build_app, serve
 from shared.bus import adopt_offsets, consumer_options, make_broker
 from shared.commits import commit_on_stop
 from shared.handling import is_scoped
+from shared.kafka_security import kafka_client_options
 from shared.lanes import in_lanes
 from shared.pace import Pace, looks_every
-from shared.redis import make_redis
+from shared.redis import make_redis, redis_password
 from shared.settings import InfraSettings
 
 
@@ -198,7 +199,12 @@ class Service:
         """Before the consumer first joins: its group takes over the offsets of the groups
         that read its topics before (`shared.bus.adopt_offsets`)."""
         if self.former:
-            await adopt_offsets(self.settings.kafka_bootstrap, self.group, self.former)
+            await adopt_offsets(
+                self.settings.kafka_bootstrap,
+                self.group,
+                self.former,
+                kafka_client_options(self.settings),
+            )
 
     @asynccontextmanager
     async def opened(self) -> AsyncIterator[Opened]:
@@ -207,6 +213,7 @@ class Service:
             self.settings.redis_url,
             self.settings.redis_max_connections,
             retries=self.settings.redis_retries,
+            password=redis_password(self.settings),
         )
         model = self.model(self.settings, redis) if self.model else None
         try:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Literal
 
+from pydantic import SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -13,7 +15,19 @@ class InfraSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PLANWIRE_", extra="ignore")
 
     kafka_bootstrap: str = "127.0.0.1:9092"
+    # How Kafka clients connect (shared/kafka_security.py). PLAINTEXT: the embedded broker,
+    # and a private network; SASL needs a username and password (a Secret in Kubernetes).
+    kafka_security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    kafka_sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] = "SCRAM-SHA-512"
+    kafka_sasl_username: str = ""
+    kafka_sasl_password: SecretStr = SecretStr("")
+    # PEM file of the CA that signed the broker's certificate; empty: the system's CAs.
+    kafka_tls_ca_file: str = ""
     redis_url: str = "redis://127.0.0.1:6379/0"
+    # Valkey's `requirepass`, kept out of the URL so a ConfigMap can hold the URL and a Secret
+    # the password; a password in the URL itself wins. `rediss://` URLs speak TLS, with
+    # redis-py's query options (`?ssl_ca_certs=/path/ca.pem`), docs/security.md.
+    redis_password: SecretStr | None = None
     # Connections one process may hold; more requests wait for one (shared/redis.py).
     redis_max_connections: int = 64
     # A command whose connection broke (Redis restarted, failed over) is resent this many
@@ -72,6 +86,11 @@ class InfraSettings(BaseSettings):
     claim_lease_s: float = 15.0
     http_host: str = "127.0.0.1"
     http_port: int = 8000
+    # Peers whose X-Forwarded-For / X-Forwarded-Proto are believed (addresses or CIDRs, e.g.
+    # `["10.0.0.0/8"]`; `["*"]` believes anyone): the client address (failed-login throttle,
+    # logs) and the scheme (the cookie's `Secure`) then come from those headers. Anyone else's
+    # are ignored, or any client could pick its own address. Loopback only by default.
+    trusted_proxies: list[str] = ["127.0.0.1", "::1"]
     # Prometheus's /metrics is served on this port of `http_host`, never on the API port:
     # the API port may be public and metrics are unauthenticated (docs/security.md). Unset:
     # no metrics served (a process started by hand, a test); deployments and the embedded
@@ -84,3 +103,25 @@ class InfraSettings(BaseSettings):
     context_policy: Literal["default", "naive"] = "default"
     log_level: str = "INFO"
     log_format: str = "text"  # "json" in containers: one object a line (shared/logs.py)
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies_are_addresses(cls, proxies: list[str]) -> list[str]:
+        """uvicorn takes a mistyped entry as a literal that never matches, silently; a typo
+        here stops the service at start instead."""
+        for proxy in proxies:
+            if proxy != "*":
+                ipaddress.ip_network(proxy, strict=False)  # ValueError names the entry
+        return proxies
+
+    @model_validator(mode="after")
+    def _sasl_has_a_login(self) -> InfraSettings:
+        """SASL without a username or password would fail at the first connection, over
+        and over; stop at start instead, naming the settings."""
+        sasl = self.kafka_security_protocol.startswith("SASL")
+        if sasl and not (self.kafka_sasl_username and self.kafka_sasl_password.get_secret_value()):
+            raise ValueError(
+                f"PLANWIRE_KAFKA_SECURITY_PROTOCOL={self.kafka_security_protocol} needs "
+                "PLANWIRE_KAFKA_SASL_USERNAME and PLANWIRE_KAFKA_SASL_PASSWORD"
+            )
+        return self

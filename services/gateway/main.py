@@ -30,7 +30,7 @@ from services.gateway.outbox import OutboxHub
 from services.gateway.store import SessionStore
 from services.gateway.throttle import FailedLogins
 from shared.app import PROBE_TIMEOUT_S, Check, reachable
-from shared.redis import make_redis
+from shared.redis import make_redis, redis_password
 from shared.service import Service
 from shared.settings import InfraSettings
 from shared.tracing import TraceRequests
@@ -131,7 +131,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with (
             # One connection for the outbox hub's blocking read (services/gateway/outbox.py).
             contextlib.aclosing(
-                make_redis(settings.redis_url, 1, retries=settings.redis_retries)
+                make_redis(
+                    settings.redis_url,
+                    1,
+                    retries=settings.redis_retries,
+                    password=redis_password(settings),
+                )
             ) as reader,
             OutboxHub(opened.redis, reader=reader).running() as app.state.outbox_hub,
             service.pace.running(),

@@ -17,7 +17,8 @@ import asyncio
 import contextlib
 import logging
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
@@ -28,6 +29,7 @@ from planwire.topology import RUNNERS, SERVICES
 from schemas.plan import RunStep
 from services.lag.logic import topic_lag, watched_topics
 from shared.app import serve
+from shared.kafka_security import kafka_client_options
 from shared.settings import InfraSettings
 from shared.tasks import alongside
 
@@ -66,11 +68,20 @@ def declared_groups() -> dict[str, list[str]]:
 class LagSampler:
     """Reads end offsets and each group's committed offsets; see the module docstring."""
 
-    def __init__(self, bootstrap: str, *, discovered_only: bool) -> None:
+    def __init__(
+        self,
+        bootstrap: str,
+        *,
+        discovered_only: bool,
+        client_options: Mapping[str, Any] | None = None,
+    ) -> None:
         self.bootstrap, self.discovered_only = bootstrap, discovered_only
         self.declared = declared_groups()
-        self.admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-        self.offsets = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+        options = client_options or {}  # SASL/TLS as every client (shared/kafka_security.py)
+        self.admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **options)
+        self.offsets = AIOKafkaConsumer(
+            bootstrap_servers=bootstrap, enable_auto_commit=False, **options
+        )
 
     async def __aenter__(self) -> LagSampler:
         await self.admin.start()
@@ -131,7 +142,11 @@ def create_app(settings: Settings, *, discovered_only: bool) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         async with (
-            LagSampler(settings.kafka_bootstrap, discovered_only=discovered_only) as s,
+            LagSampler(
+                settings.kafka_bootstrap,
+                discovered_only=discovered_only,
+                client_options=kafka_client_options(settings),
+            ) as s,
             alongside(sample_forever(s, settings.lag_sample_s)),
         ):
             yield

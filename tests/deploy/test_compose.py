@@ -39,7 +39,11 @@ def expected_runners() -> list[str]:
 
 
 # What an operator sets in the shell or .env; Grafana's password has no default on purpose.
-OPERATOR_ENV = {"GRAFANA_ADMIN_PASSWORD": "not-admin", "PATH": os.environ.get("PATH", "")}
+OPERATOR_ENV = {
+    "GRAFANA_ADMIN_PASSWORD": "not-admin",
+    "PLANWIRE_REDIS_PASSWORD": "valkey-" + "v" * 40,
+    "PATH": os.environ.get("PATH", ""),
+}
 
 
 def rendered(env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -71,7 +75,7 @@ def test_without_keys_the_gateway_gets_none_and_so_refuses_to_start():
 
 
 def test_grafana_has_no_default_password_and_no_anonymous_access():
-    result = rendered({"PATH": os.environ.get("PATH", "")})
+    result = rendered({k: v for k, v in OPERATOR_ENV.items() if k != "GRAFANA_ADMIN_PASSWORD"})
     assert result.returncode != 0 and "GRAFANA_ADMIN_PASSWORD" in result.stderr
     grafana = yaml.safe_load(rendered(OPERATOR_ENV).stdout)["services"]["grafana"]
     assert grafana["environment"]["GF_SECURITY_ADMIN_PASSWORD"] == "not-admin"
@@ -90,9 +94,37 @@ def test_prometheus_admin_api_is_off_and_bound_to_loopback():
 def test_only_the_api_port_is_published_never_the_metrics_port():
     """Metrics are unauthenticated: Prometheus reaches them inside the compose network."""
     services = compose()["services"]
-    assert _ports(services["gateway"]) == ["8000:8000"]
+    assert _ports(services["gateway"]) == ["${PLANWIRE_PUBLISH_ADDRESS:-127.0.0.1}:8000:8000"]
     published = [p for name in set(services) - INFRA for p in _ports(services[name])]
     assert not any("9464" in p for p in published)
+
+
+def _published(env: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(host address, host port, container port) of every port Compose would publish."""
+    result = rendered(env)
+    assert result.returncode == 0, result.stderr
+    services = yaml.safe_load(result.stdout)["services"]
+    return [_port(p) for service in services.values() for p in service.get("ports", [])]
+
+
+def _port(entry: str | dict) -> tuple[str, str, str]:
+    """docker-compose 1.x prints `127.0.0.1:8000:8000/tcp`, Compose 2 a mapping."""
+    if isinstance(entry, dict):
+        return entry.get("host_ip", "0.0.0.0"), str(entry["published"]), str(entry["target"])
+    parts = entry.split("/")[0].split(":")
+    return (parts[0] if len(parts) == 3 else "0.0.0.0"), parts[-2], parts[-1]
+
+
+def test_every_port_is_published_on_loopback_only_unless_the_operator_opens_the_api():
+    """Published on all interfaces, 8000 was reachable from any network the host is on,
+    past the host's firewall (Docker writes its own rules)."""
+    published = _published(OPERATOR_ENV)
+    assert ("127.0.0.1", "8000", "8000") in published
+    assert all(address == "127.0.0.1" for address, _, _ in published), published
+    opened = _published(OPERATOR_ENV | {"PLANWIRE_PUBLISH_ADDRESS": "0.0.0.0"})
+    assert ("0.0.0.0", "8000", "8000") in opened
+    others = [p for p in opened if p[1] != "8000"]
+    assert others and all(address == "127.0.0.1" for address, _, _ in others), opened
 
 
 def _ports(service: dict) -> list[str]:
@@ -150,8 +182,8 @@ def test_kafka_runs_in_kraft_mode_and_valkey_with_aof():
     assert kafka["image"].startswith("apache/kafka:")
     assert kafka["environment"]["KAFKA_PROCESS_ROLES"] == "broker,controller"
     assert kafka["environment"]["KAFKA_AUTO_CREATE_TOPICS_ENABLE"] == "false"
-    command = services["valkey"]["command"]
-    assert command[command.index("--appendonly") + 1] == "yes"
+    script = " ".join(services["valkey"]["command"])
+    assert "valkey-server - --appendonly yes" in script
     assert any(v.endswith(":/data") for v in services["valkey"]["volumes"])
 
 
@@ -234,3 +266,26 @@ def test_scraped_replicas_carry_the_component_and_workload_labels():
     )
     assert relabel(job, "annotator")["component"] == "annotator"
     assert relabel(job, "lag")["workload"] == "lag"
+
+
+def test_valkey_requires_a_password_that_every_service_has_and_no_command_line_shows():
+    """Without one, anything on the compose network could read and write every session."""
+    without = rendered({k: v for k, v in OPERATOR_ENV.items() if k != "PLANWIRE_REDIS_PASSWORD"})
+    assert without.returncode != 0 and "PLANWIRE_REDIS_PASSWORD" in without.stderr
+    password = OPERATOR_ENV["PLANWIRE_REDIS_PASSWORD"]
+    services = yaml.safe_load(rendered(OPERATOR_ENV).stdout)["services"]
+    valkey = services["valkey"]
+    assert valkey["environment"]["REDISCLI_AUTH"] == password  # the health check's valkey-cli
+    script = valkey["command"][-1]
+    # Compose prints the shell's `$` escaped (`$$`) or not, depending on its version.
+    assert password not in script and re.search(r"requirepass \$+REDISCLI_AUTH", script)
+    for name in set(services) - INFRA:
+        assert services[name]["environment"]["PLANWIRE_REDIS_PASSWORD"] == password, name
+
+
+def test_the_gateway_believes_forwarded_headers_from_loopback_unless_told_whom():
+    gateway = yaml.safe_load(rendered(OPERATOR_ENV).stdout)["services"]["gateway"]
+    assert json.loads(gateway["environment"]["PLANWIRE_TRUSTED_PROXIES"]) == ["127.0.0.1", "::1"]
+    chosen = OPERATOR_ENV | {"PLANWIRE_TRUSTED_PROXIES": '["172.18.0.1"]'}
+    gateway = yaml.safe_load(rendered(chosen).stdout)["services"]["gateway"]
+    assert json.loads(gateway["environment"]["PLANWIRE_TRUSTED_PROXIES"]) == ["172.18.0.1"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planwire.datadir import DataLock, default_data_dir
+from planwire.datadir import PASSWORD_NAME, DataLock, default_data_dir, valkey_password
 from planwire.procs import StackError
 
 
@@ -29,3 +29,20 @@ def test_a_second_stack_on_a_folder_in_use_is_refused_with_the_holders_pid(tmp_p
     first.release()
     DataLock(tmp_path / "data").release()  # free again once the first stack let go
     first.release()  # harmless twice
+
+
+def test_each_data_folder_has_its_own_valkey_password_readable_by_its_owner_only(tmp_path):
+    first = valkey_password(tmp_path / "one")
+    assert len(first) >= 43  # 32 random bytes
+    assert valkey_password(tmp_path / "one") == first  # a restart finds its data again
+    assert valkey_password(tmp_path / "two") != first
+    stored = tmp_path / "one" / PASSWORD_NAME
+    assert stored.stat().st_mode & 0o777 == 0o600
+    assert stored.read_text().strip() == first
+
+
+def test_a_password_file_opened_up_by_hand_is_closed_again(tmp_path):
+    password = valkey_password(tmp_path)
+    (tmp_path / PASSWORD_NAME).chmod(0o644)
+    assert valkey_password(tmp_path) == password
+    assert (tmp_path / PASSWORD_NAME).stat().st_mode & 0o777 == 0o600
