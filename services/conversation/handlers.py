@@ -81,8 +81,8 @@ async def question(event: NotesUpdated, before: Notes, deps: Deps) -> str:
         result = await deps.model.structured(
             "conversation", messages, prompt.REPLY_SCHEMA, fallback=lambda: fallback, max_tokens=120
         )
-    if deltas:
-        await deltas.flush()
+    # What is left unsent goes with the reply itself: a last piece published now could reach
+    # the page after the reply (another topic), and the reply replaces the pieces anyway.
     text = str(result.data.get("text", ""))
     if text == fallback["text"]:  # code's own reply (no model, or it gave up): nothing to check
         return text
@@ -96,7 +96,7 @@ class Deltas:
     """Publishes a streamed reply's pieces as `ReplyDelta`s of the turn, in order.
 
     The first piece goes out at once (what the user waits for); later ones are gathered and
-    sent at most every `DELTA_EVERY_S`, and what is left when the model ends goes by `flush`:
+    sent at most every `DELTA_EVERY_S`, and what is left when the model ends goes with the reply:
     a word a message cost a broker hop, an XADD and an SSE frame each (docs/performance.md
     §23). Ids derive from the cause and the piece's place, so a redelivered turn's pieces
     are the same events; the `ReplyGenerated` that follows replaces them on the page.

@@ -168,6 +168,11 @@ class SessionStore(RedisStore):
             await pipe.execute()
         self.fresh.refreshed(session_id, "session")
 
+    async def reachable(self) -> None:
+        """Raise now if the session store is down, before a response that cannot say so later
+        (an event stream's 200 is sent before its first read)."""
+        await self.redis.ping()
+
     async def touch(self, session_id: str) -> None:
         """Activity: the gateway's session records live another TTL, and the session is recent.
 

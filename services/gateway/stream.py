@@ -71,12 +71,15 @@ async def stream_events(
         after = logic.resume_point(last_event_id, request.query_params.get("after"))
     except logic.BadInput as exc:
         raise HTTPException(400, str(exc)) from exc
+    # The owner may be remembered, so nothing above needed Valkey: a store that is down must
+    # still be a 503 with Retry-After, not a stream cut after its 200 (and before a slot).
+    store = store_of(request)
+    await store.reachable()
+    await store.touch(session_id)
     slots = request.app.state.stream_slots
     if refusal := slots.refusal(tenant):
         raise refused(refusal)
-    release = slots.take(tenant)
-    await store_of(request).touch(session_id)
-    return HeldStream(sse_frames(request, session_id, after), release)
+    return HeldStream(sse_frames(request, session_id, after), slots.take(tenant))
 
 
 async def sse_frames(request: Request, session_id: str, after: str) -> AsyncIterator[str]:

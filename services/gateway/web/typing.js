@@ -3,9 +3,11 @@
 // wrote). A replayed stream may skip or repeat deltas; the final reply is always there.
 
 const bubbles = new Map(); // turn id -> {li, body, next}
+const ended = new Set(); // turns whose reply arrived: a piece that comes later is dropped
 
 // Append one delta ({turn_id, text, index}) to its turn's provisional bubble, in order.
 export function showDelta(delta) {
+  if (ended.has(delta.turn_id)) return;
   let bubble = bubbles.get(delta.turn_id);
   if (!bubble) {
     const li = document.createElement("li");
@@ -31,4 +33,5 @@ export function endTyping(turnId) {
   const bubble = bubbles.get(turnId);
   if (bubble) bubble.li.remove();
   bubbles.delete(turnId);
+  ended.add(turnId);
 }
