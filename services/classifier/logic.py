@@ -11,6 +11,8 @@ import re
 from typing import Literal
 
 from catalog import Catalogue, detect
+from catalog.values import crons, stated
+from catalog.values.conditions import stated_conditions
 from schemas.turn import Notes
 
 Verdict = Literal["confirmed", "amend", "unclear"]
@@ -88,6 +90,12 @@ def heuristic_verdict(text: str) -> Verdict:
     return "confirmed" if OPENING_YES.search(words) or AFFIRM.search(words) else "unclear"
 
 
+def states_a_value(text: str) -> bool:
+    """The words give a value a step will hold: a name, a channel, an address, a number, a
+    schedule or a condition (read by the rules that fill the configs, catalog/values)."""
+    return bool(stated.candidates(text) or crons.cron(text) or stated_conditions(text))
+
+
 def override(
     text: str, notes: Notes, catalogue: Catalogue, proposed: str
 ) -> tuple[Verdict, str | None]:
@@ -98,6 +106,10 @@ def override(
         return "amend", "removal"
     if set(match.mentioned) - noted:
         return "amend", "new_catalogue_mention"
+    if heuristic_verdict(text) != "confirmed" and states_a_value(text):
+        # "Oh, the sheet tab is called 'This Week'": a detail for the workflow, so the
+        # confirmation is shown again with it, rather than asked to be a yes.
+        return "amend", "stated_value"
     verdict = next((v for v in VERDICTS if v == proposed), None)
     if verdict is None:
         return heuristic_verdict(text), "invalid_verdict"

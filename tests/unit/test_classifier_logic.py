@@ -60,7 +60,6 @@ CHIT_CHAT = [
     "The weather here is perfect today.",
     "Is that right?",
     "Ok I'm done.",
-    "right, so the sheet is called FY27",
 ]
 CONFIRMATIONS = [
     "That's fine by me, go ahead.",
@@ -126,3 +125,24 @@ def test_a_go_that_changes_a_catalogue_item_still_amends():
         "Yes build it, but post to Microsoft Teams instead.", notes, CATALOGUE, "confirmed"
     )
     assert verdict == "amend"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Oh, one more thing: the tab is called 'Week 12'.",
+        "Post it in #ops-night rather than the general one.",
+        "The address is ops@harbour.example, by the way.",
+        "right, so the sheet is called FY27",
+        "Only the ones over 200 please.",
+    ],
+)
+def test_a_value_given_at_the_confirmation_is_a_change_to_show_again(text):
+    assert override(text, NOTES, CATALOGUE, "unclear") == ("amend", "stated_value")
+
+
+def test_a_yes_that_carries_a_detail_still_builds():
+    verdict, _rule = override(
+        "Looks right, build it. The tab is called 'Week 12'.", NOTES, CATALOGUE, "confirmed"
+    )
+    assert verdict == "confirmed"
