@@ -71,6 +71,21 @@ DROPPING = re.compile(
 QUOTED = re.compile(r"[\"‘“]([^\"’”\n]{2,40})[\"’”]|(?<!\w)'([^'\n]{2,40})'(?!\w)")
 
 
+# How each operator reads in a sentence ("Only when amount is over 150"): the confirmation,
+# the page's step cards and the final summary say a condition the same way.
+OPERATORS = {
+    "greater_than": "over",
+    "less_than": "under",
+    "at_least": "at least",
+    "at_most": "at most",
+    "equals": "is",
+    "not_equals": "is not",
+    "contains": "contains",
+    "not_contains": "does not contain",
+    "matches": "matches",
+}
+
+
 @dataclass(frozen=True)
 class Condition:
     """A filter the user stated: keep the items whose field compares so to the value."""

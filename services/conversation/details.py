@@ -10,23 +10,12 @@ from typing import Any
 
 from catalog import Catalogue
 from catalog.operations import operations_for
-from catalog.values.conditions import Condition, stated_conditions
+from catalog.values.conditions import OPERATORS, Condition, stated_conditions
 from catalog.values.fromwords import value_from_text
 
 # Properties whose value is wording the workflow writes, not a setting a person checks.
 WORDING = {"message_template", "body", "text", "title_template", "description_template"}
 MAX_VALUES = 5
-OPERATORS = {
-    "greater_than": "over",
-    "less_than": "under",
-    "at_least": "at least",
-    "at_most": "at most",
-    "equals": "is",
-    "not_equals": "is not",
-    "contains": "contains",
-    "not_contains": "does not contain",
-    "matches": "matches",
-}
 
 
 def schema_of(item: str, operation: str | None, catalogue: Catalogue) -> dict[str, Any]:

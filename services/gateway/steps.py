@@ -16,21 +16,11 @@ from catalog import Catalogue
 from catalog.n8n.facts import node_facts, where_of
 from catalog.n8n.values import OPEN_SUFFIX, is_open, label
 from catalog.operations import Operation, Operations
+from catalog.values.conditions import OPERATORS
 from services.gateway.models import WorkflowEdge
 
 # Settings that are wording the workflow writes, not values a person checks (as details.py).
 WORDING = {"message_template", "body", "text", "title_template", "description_template"}
-OPERATORS = {
-    "greater_than": "over",
-    "less_than": "under",
-    "at_least": "at least",
-    "at_most": "at most",
-    "equals": "is",
-    "not_equals": "is not",
-    "contains": "contains",
-    "not_contains": "does not contain",
-    "matches": "matches",
-}
 Role = Literal["trigger", "source", "processor", "action", "condition"]
 
 

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from catalog import Catalogue
+from catalog.values.conditions import OPERATORS
 from services.specialist import values
 
 ROLE_WORDS = {
@@ -33,24 +34,14 @@ def app_of(node: dict[str, Any]) -> str | None:
     return str(app) if app else None
 
 
-OPERATORS = {
-    "greater_than": "is over",
-    "less_than": "is under",
-    "at_least": "is at least",
-    "at_most": "is at most",
-    "equals": "is",
-    "not_equals": "is not",
-    "contains": "contains",
-    "not_contains": "does not contain",
-}
-
-
 def step_line(node: dict[str, Any], catalogue: Catalogue) -> str:
     """One step in words: the app and what it does, or the condition it checks."""
     app = app_of(node)
     if app is None:
         config = node["config"]
-        said = OPERATORS.get(config.get("operator", ""), config.get("operator", ""))
+        operator = config.get("operator", "")
+        compared = operator in ("greater_than", "less_than", "at_least", "at_most")
+        said = ("is " if compared else "") + OPERATORS.get(operator, operator)
         return f"only when the {config.get('field', 'value')} {said} {config.get('value', '')}"
     return f"{catalogue[app].name} {ROLE_WORDS.get(node['role'], 'acts on it')}{highlights(node['config'])}"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from catalog import load_catalogue
 from catalog.operations import load_operations
 from services.conversation import details
-from services.gateway.steps import OPERATORS, WORDING, workflow_steps
+from services.gateway.steps import WORDING, workflow_steps
 
 CATALOGUE, OPERATIONS = load_catalogue(), load_operations()
 
@@ -97,5 +97,4 @@ def test_switches_lists_and_stand_ins():
 
 
 def test_the_page_and_the_confirmation_use_the_same_words():
-    assert OPERATORS == details.OPERATORS
     assert WORDING == details.WORDING
