@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from catalog.structure import warm
 from planwire import topology
 from services.indexer import handlers, logic
 from shared.model.service import ModelService, ModelServiceSettings
@@ -14,6 +15,7 @@ class Settings(ModelServiceSettings):
     index_phase_turns: int = 80
 
 
+warm()  # titles read the messages' apps by their parse; load it before the first turn
 settings = Settings()
 service = ModelService.declared(topology.node("indexer"), settings, handlers=handlers)
 app = service.app(limits=logic.Limits(settings.index_topic_turns, settings.index_phase_turns))
