@@ -45,7 +45,7 @@ async def on_reply_classified(event: ReplyClassified, deps: Deps = Context()) ->
     """An amend during confirmation re-enters gathering through the annotator."""
     if event.verdict != "amend":
         return
-    await annotate(event.context, deps)
+    await annotate(event.context, deps, amending=True)
 
 
 @handles("annotator", claim=False)  # a compare-and-set of `ready`: idempotent
@@ -61,7 +61,7 @@ async def on_requirements_confirmed(event: RequirementsConfirmed, deps: Deps = C
             return
 
 
-async def annotate(context: ContextTrimmed, deps: Deps) -> None:
+async def annotate(context: ContextTrimmed, deps: Deps, amending: bool = False) -> None:
     """Ask the model once, fold under code's rules, compare-and-set, publish NotesUpdated.
 
     A conflicting write refolds the same proposal onto the newer notes rather than asking
@@ -82,6 +82,7 @@ async def annotate(context: ContextTrimmed, deps: Deps) -> None:
             context.turn_id,
             before=logic.previous_user_text(context.messages),
             history=context.messages,
+            amending=amending,
         )
         if await deps.store.put(context.session_id, folded.notes, previous.version):
             break

@@ -251,11 +251,16 @@ def has_structure(items: set[str], catalogue: Catalogue) -> bool:
 
 
 def confidence(
-    items: set[str], user_text: str, model_confidence: float | None, catalogue: Catalogue
+    items: set[str],
+    user_text: str,
+    model_confidence: float | None,
+    catalogue: Catalogue,
+    amending: bool = False,
 ) -> float:
-    """The model's judgment (or the rule's), capped by what code can verify."""
+    """The model's judgment (or the rule's), capped by what code can verify. `amending`: the
+    message changes a summary the user already saw, so it is as done as that summary was."""
     structured = has_structure(items, catalogue)
-    done = DONE_SIGNAL(user_text) and bool(items)
+    done = (amending or DONE_SIGNAL(user_text)) and bool(items)
     cap = 1.0 if done else CAP_WITHOUT_DONE_SIGNAL if structured else CAP_WITHOUT_STRUCTURE
     judged = model_confidence if model_confidence is not None else 0.7
     floor = FLOOR_WHEN_DONE if done else 0.0
@@ -339,8 +344,12 @@ def fold(
     turn_id: str | None,
     before: str = "",
     history: Sequence[ChatMessage] = (),
+    amending: bool = False,
 ) -> Folded:
     """Fold one user turn into the notes, enforcing every code guarantee.
+
+    `amending`: the message answers the confirmation with a change ("oh, the tab is called
+    This Week"), so the summary is shown again with it rather than asking for more.
 
     `before` is the user's previous message, when the context still holds it: a message
     that opens with "hmm no." takes back what that one asked for. `history` is the kept
@@ -361,7 +370,7 @@ def fold(
         | taken_back(before, user_text, match, catalogue)
     )
     items, gone = fold_items(previous, match, referred_restorations(previous, match), removed)
-    score = confidence(items, user_text, view.confidence, catalogue)
+    score = confidence(items, user_text, view.confidence, catalogue, amending)
     summary, summary_rules = summary_of(view.summary, items, catalogue)
     notes = Notes(
         version=previous.version + 1,

@@ -16,6 +16,7 @@ from services.conversation import changes
 from services.conversation.summary import (
     CONFIRM_PROMPT,
     UNCHANGED,
+    UPDATED,
     confirmation_summary,
     open_questions,
 )
@@ -93,7 +94,10 @@ def confirmation_reply(
     """The summary; said again unchanged, it first says so, so no reply repeats the last.
     `words`: what the user said, for the values each step shows."""
     summary = confirmation_summary(notes, catalogue, words=words)
-    return f"{UNCHANGED} {summary}" if same_text(summary, previous) else summary
+    if same_text(summary, previous):
+        return f"{UNCHANGED} {summary}"
+    # A summary shown again after a change says so first: the user sees it took.
+    return f"{UPDATED} {summary}" if CONFIRM_PROMPT in previous else summary
 
 
 def next_reply(

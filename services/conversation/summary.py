@@ -16,6 +16,7 @@ from services.conversation.details import condition_lines, step_values
 CONFIRM_PROMPT = "Shall I build it? Reply yes to confirm, or tell me what to change."
 TO_FILL = "To fill in later:"
 UNCHANGED = "I noted no change from that, so this still stands."
+UPDATED = "Updated with what you said."
 ASSUME_START = (
     "I'll assume you start it by hand; say if a schedule or an event should start it instead."
 )

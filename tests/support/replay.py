@@ -91,7 +91,7 @@ class Session:
         self.out.replies.append((kind, text))
         self.record("assistant", text)
 
-    def annotate(self, text: str) -> None:
+    def annotate(self, text: str, amending: bool = False) -> None:
         previous = self.out.notes
         folded = annotator.fold(
             previous,
@@ -102,6 +102,7 @@ class Session:
             None,
             before=self.before,
             history=self.out.transcript,
+            amending=amending,
         )
         self.out.notes, self.out.overrides = folded.notes, self.out.overrides + folded.overrides
         last = self.out.replies[-1][1] if self.out.replies else ""
@@ -131,7 +132,7 @@ class Session:
             self.out.nodes = compiled.nodes
         elif verdict == "amend":
             self.out.phase = "gathering"
-            self.annotate(text)
+            self.annotate(text, amending=True)
         else:
             last = self.out.replies[-1][1] if self.out.replies else ""
             self.reply("clarify", conversation.unclear_reply(text, last))

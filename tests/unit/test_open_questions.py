@@ -10,6 +10,7 @@ from schemas.turn import ChatMessage, Notes
 from services.annotator import needs
 from services.annotator.logic import ModelView, fold
 from services.conversation import logic
+from services.conversation.summary import TO_FILL, UPDATED
 from tests.support.replay import Session
 
 CATALOGUE = load_catalogue()
@@ -152,3 +153,15 @@ def test_a_model_hint_that_is_guidance_is_never_put_to_the_user_as_is():
     notes = fold(Notes(), "Post Stripe refunds to #refunds in Slack.", view, CATALOGUE, 0.8, None)
     assert "ask about the timing" in notes.notes.hints
     assert "ask about the timing" not in logic.question_reply(notes.notes, "", CATALOGUE, None)
+
+
+def test_a_value_given_at_the_confirmation_shows_the_summary_again_with_it():
+    session = Session(CATALOGUE)
+    session.say("When a row is added to our Google Sheet, post it to #sales in Slack.")
+    session.say("That's everything.")
+    assert session.out.phase == "confirming"
+    assert TO_FILL in session.out.replies[-1][1]  # which spreadsheet is still open
+    session.say("Oh, the spreadsheet is called Leads 2026.")
+    kind, text = session.out.replies[-1]
+    assert (kind, session.out.phase) == ("confirmation", "confirming")
+    assert text.startswith(UPDATED) and "Leads 2026" in text and TO_FILL not in text
