@@ -120,6 +120,13 @@ QUANTITY_BEFORE = re.compile(
 )
 
 
+def _has_ordinary_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
+    """The alias written is a word the entry's ordinary phrases use ("outlook" is, "hotmail"
+    is not: "an old hotmail address" is the product whatever the article)."""
+    said = " ".join(text[hit.start : hit.end].lower().split())
+    return any(re.search(rf"(?<![\w-]){re.escape(said)}(?![\w-])", p) for p in entry.ordinary)
+
+
 def _ordinary_grammar(text: str, hit: Hit) -> bool:
     """A lower-case alias standing where only the ordinary word can (see DEGREE_BEFORE)."""
     if not text[hit.start].islower():
@@ -172,7 +179,7 @@ def product_sense(text: str, hit: Hit, entry: CatalogueEntry) -> bool:
         and not (_capitalised_mid_sentence(text, hit) and not _always_capitalised(text, hit))
     ):
         return _names_a_part(text, hit, entry)
-    if entry.ordinary and _ordinary_grammar(text, hit):
+    if entry.ordinary and _has_ordinary_sense(text, hit, entry) and _ordinary_grammar(text, hit):
         return _names_a_part(text, hit, entry)
     if " ".join(text[hit.start : hit.end].lower().split()) not in entry.needs_context:
         return True

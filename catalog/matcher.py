@@ -36,7 +36,15 @@ from catalog.phrases import REF, Hit, alias_hits, without_overlaps
 from catalog.removals import historical_indices, removed_indices
 from catalog.retractions import corrects_previous, persisting, rejected_indices
 from catalog.schedule import schedule_hits
-from catalog.structure import data_roles, descriptions, doing_already, habits, roles, uses
+from catalog.structure import (
+    data_roles,
+    descriptions,
+    doing_already,
+    habits,
+    moved_to,
+    roles,
+    uses,
+)
 from catalog.typos import typo_hits
 
 # Items whose references are patterns rather than fixed phrases; used only when the
@@ -271,7 +279,7 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
             for hit, group in refs.items()
             if hit not in gone and hit not in then and not bare(text, hit) and restores(text, hit)
         ),
-        swap=bool(found) and bool(SWAP.search(text)),
+        swap=bool(found) and bool(SWAP.search(text) or moved_to(text, found)),
         quotes=tuple((hit.id, sentence_of(text, hit.start).strip()) for hit in found),
         uses=tuple(
             (h.id, u)

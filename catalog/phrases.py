@@ -44,8 +44,12 @@ def words(pattern: str) -> re.Pattern[str]:
 
 
 def alias_regex(alias: str) -> str:
-    # Multi-word aliases also match when written with one hyphen or other whitespace.
-    return r"(?:\s|-)".join(re.escape(word) for word in alias.split())
+    # Multi-word aliases also match when written with one hyphen or other whitespace, and
+    # in the plural ("both of their Google Calendars"): a product name of two words is no
+    # ordinary word that an extra "s" could turn into one.
+    parts = alias.split()
+    plural = "s?" if len(parts) > 1 and not alias.endswith("s") else ""
+    return r"(?:\s|-)".join(re.escape(word) for word in parts) + plural
 
 
 @lru_cache(maxsize=16)

@@ -13,7 +13,13 @@ import itertools
 import re
 
 from catalog.phrases import REF, SENTENCE_END, Hit, sentence_start, within, words
+from catalog.structure import placing
 
+# "in the past week" is a window of time the workflow reads, not the user's history.
+IN_THE_PAST = (
+    r"in\s+the\s+past(?!\s+(?:few\s+|\d+\s+|couple\s+of\s+|two\s+|three\s+|seven\s+)?"
+    r"(?:days?|weeks?|months?|years?|hours?|quarters?|fortnight|24h)(?!\w))"
+)
 _LEADING = (
     r"drop(?:ping)?",
     r"neither",
@@ -250,7 +256,7 @@ HISTORY = words(
     r"|(?:i|we)\s+know(?=[^.!?\n]{0,120}?(?<!\w)but(?!\w))"
     # "we thought about posting it in Slack or Teams, but ...": an option weighed.
     r"|(?:we|i)\s+(?:(?:thought|were\s+thinking|was\s+thinking|toyed\s+with\s+the\s+idea)\s+(?:about|of)|debated)(?!\s+(?:it|this|that)(?!\w))"
-    r"|used\s+to|previously|formerly|in\s+the\s+past|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
+    r"|used\s+to|previously|formerly|" + IN_THE_PAST + r"|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
     # "not discord. tried discord, nobody joined": a fragment that leaves the subject out.
     r"|(?:\A|(?<=[.!?;]\s))tried"
     r"|(?:our|the)\s+(?:old|previous|former|legacy)\s+(?:setup|system|tool|tools|process|way|workflow|stack|solution|provider|vendor|app|crm|thing)"
@@ -258,7 +264,7 @@ HISTORY = words(
 # "Before, we collected requests on a Trello board": an opening that sets the whole sentence
 # in the past.
 HISTORY_OPENER = re.compile(
-    r"\s*(?:before|previously|formerly|in\s+the\s+past|back\s+then|until\s+(?:recently|now|last\s+\w+)"
+    r"\s*(?:before|previously|formerly|" + IN_THE_PAST + r"|back\s+then|until\s+(?:recently|now|last\s+\w+)"
     r"|originally|at\s+my\s+(?:last|old|previous)\s+(?:job|company|place))\s*,",
     re.IGNORECASE,
 )
@@ -697,7 +703,9 @@ def _after(text: str, phrase: re.Match[str], hits: list[Hit], starts: dict[int, 
         if noun:
             break
         taken += [] if index is None else [index]
-    if taken and phrase.group(0).lower().startswith("drop") and PLACEMENT.match(text, pos):
+    if taken and phrase.group(0).lower().startswith("drop") and (
+        PLACEMENT.match(text, pos) or placing(text, phrase.start())
+    ):
         return set()
     if VERB_REMOVAL.fullmatch(phrase.group(0)):
         taken = [i for i in taken if not FROM_THE_PRODUCT.search(text, phrase.end(), hits[i].start)]

@@ -212,13 +212,87 @@ def roles(text: str, hits: Iterable[Hit]) -> dict[Hit, Role]:
 
 
 def references(text: str, hits: Iterable[Hit]) -> Iterator[tuple[Hit, Token]]:
-    """Each hit with the head token of its words in its sentence's parse."""
+    """Each hit with the head token of its words in its clause's parse: a bracketed aside
+    is a clause of its own, and the sentence around it is read without it ("that's our
+    Outlook mailbox (we left Gmail last year)" tells no history of Outlook)."""
     for start, sentence, inside in _sentences(text, hits):
-        doc = parse(sentence)
-        for hit in inside:
-            span = doc.char_span(hit.start - start, hit.end - start, alignment_mode="expand")
-            if span is not None:
-                yield hit, span.root
+        for offset, clause, cut in _asides(sentence):
+            doc = parse(clause)
+            for hit in inside:
+                at, end = hit.start - start, hit.end - start
+                if cut and (offset < 0) == any(a <= at < b for a, b in cut):
+                    continue  # the hit belongs to the other reading of the sentence
+                at, end = (at - offset, end - offset) if offset >= 0 else (_shift(at, cut), _shift(end, cut))
+                span = doc.char_span(at, end, alignment_mode="expand")
+                if span is not None:
+                    yield hit, span.root
+
+
+ASIDE = re.compile(r"\s*\(([^()]{3,})\)")
+
+
+def _asides(sentence: str) -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
+    """The sentence without its bracketed asides (offset -1, with the cut spans), then each
+    aside (its offset in the sentence); a sentence without asides is itself."""
+    cut = [(m.start(), m.end()) for m in ASIDE.finditer(sentence)]
+    if not cut:
+        yield 0, sentence, []
+        return
+    outside = "".join(sentence[b:a] for b, a in zip([0] + [e for _, e in cut], [s for s, _ in cut] + [len(sentence)]))
+    yield -1, outside, cut
+    for m in ASIDE.finditer(sentence):
+        yield m.start(1), m.group(1), [(m.start(), m.end())]
+
+
+def _shift(pos: int, cut: list[tuple[int, int]]) -> int:
+    """A position in the sentence as a position in the sentence without its asides."""
+    return pos - sum(min(b, pos) - a for a, b in cut if a < pos)
+
+
+PLACING = {"into", "onto", "in", "to", "inside"}
+
+
+def placing(text: str, pos: int) -> bool:
+    """The verb at `pos` puts something somewhere ("drop the English version plus the original
+    into Slack"): a place after it, on it or on what it moves, with no other verb between,
+    makes "drop" a putting, not a removal ("drop Slack and post in Teams" is one)."""
+    for found in SENTENCE.finditer(text):
+        if found.start() <= pos < found.end():
+            doc = parse(found.group().rstrip())
+            verb = next((t for t in doc if t.idx == pos - found.start()), None)
+            return verb is not None and any(_place(prep, verb) for prep in verb.subtree)
+    return False
+
+
+def _place(prep: Token, verb: Token) -> bool:
+    if prep.dep_ != "prep" or prep.lower_ not in PLACING or prep.i < verb.i:
+        return False
+    where = [g for g in prep.children if g.dep_ == "pobj"]
+    if not where or any(g.lower_ in ("favour", "favor") or g.ent_type_ in ("DATE", "TIME") for g in where):
+        return False
+    moved = [c for c in verb.children if c.dep_ == "dobj"]
+    on_it = prep.head.i == verb.i or any(prep.i in {t.i for t in m.subtree} for m in moved)
+    between = verb.doc[verb.i + 1 : prep.i]
+    # "drop Slack and post in Teams": what follows an "and" may be another order.
+    return on_it and not any(t.pos_ == "VERB" or t.lower_ in ("and", "then") for t in between)
+
+
+MOVING = {"move", "switch", "migrate", "change", "port", "transition", "swap"}
+
+
+def moved_to(text: str, hits: Iterable[Hit]) -> bool:
+    """The message moves something over to an app ("I moved my business email over to
+    Outlook in March"): the app stands in for the one of its kind before it."""
+    return any(
+        token.dep_ == "pobj" and token.head.lower_ == "to" and _moving(token.head.head)
+        for _, token in references(text, hits)
+    )
+
+
+def _moving(verb: Token) -> bool:
+    if verb.dep_ in ("prt", "advmod") or (verb.dep_ == "prep" and verb.lower_ == "over"):
+        verb = verb.head  # "moved it over to"
+    return verb.lemma_ in MOVING and verb.pos_ == "VERB"
 
 
 def sentence_at(text: str, pos: int) -> str:
@@ -246,7 +320,7 @@ def role_of(token: Token) -> Role | None:
         return None
     if any(c.dep_ == "neg" for c in verb.children) and habit(token, verb):
         return "context"  # "customers never read Gmail": a reason about people
-    if negated(token, verb) or considered(token, verb):
+    if negated(token, verb) or considered(token, verb) or unneeded(token, verb):
         return "turned_down"
     if _scope(verb) is not verb and negated(token, verb, _scope(verb)):
         # "I don't want it writing Airtable records" keeps Airtable out of this, but "I don't
@@ -265,6 +339,21 @@ def role_of(token: Token) -> Role | None:
     if by_hand(verb):
         return "context"  # "right now I search the web by hand": today's routine
     return None
+
+
+# What an app said not to be needed is ("Stripe doesn't need to be part of this").
+NEEDED = {"need", "require", "necessary", "part", "involve", "relevant", "needed", "required"}
+
+
+def unneeded(token: Token, verb: Token) -> bool:
+    """The app is the subject of a negated need: "Stripe doesn't need to be part of this",
+    "Slack isn't needed", "Gmail is not part of it"."""
+    if not token.dep_.startswith("nsubj") or token.head.i != verb.i:
+        return False
+    if not any(c.dep_ == "neg" for c in verb.children):
+        return False
+    said = [verb, *(c for c in verb.subtree if c.dep_ in ("acomp", "attr", "xcomp", "oprd"))]
+    return any(t.lemma_ in NEEDED or t.lower_ in NEEDED for t in said)
 
 
 # Verbs of giving a tool up: in the past, the user no longer has it ("we left Slack in March").
@@ -292,8 +381,11 @@ def does_already(token: Token, verb: Token) -> bool:
 
 
 def by_hand(verb: Token) -> bool:
-    """The clause tells what the user does by hand today ("I search the web by hand")."""
-    for child in verb.children:
+    """The clause tells what the user does by hand today ("I search the web by hand"); a
+    verb joined to such a clause shares its manner ("builds it by hand and emails it out
+    from Outlook")."""
+    shared = [verb.head] if verb.dep_ == "conj" and verb.head.pos_ in ("VERB", "AUX") else []
+    for child in (c for v in (verb, *shared) for c in v.children):
         if child.lower_ == "manually":
             return True
         by = child.dep_ == "prep" and child.lower_ == "by"

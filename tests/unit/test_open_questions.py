@@ -165,3 +165,12 @@ def test_a_value_given_at_the_confirmation_shows_the_summary_again_with_it():
     kind, text = session.out.replies[-1]
     assert (kind, session.out.phase) == ("confirmation", "confirming")
     assert text.startswith(UPDATED) and "Leads 2026" in text and TO_FILL not in text
+
+
+def test_moving_to_another_app_of_the_same_kind_replaces_the_noted_one():
+    notes = notes_after(
+        "When a Stripe payment comes in, email the client a thank-you from Gmail.",
+        "Oh, I moved my business email over to Outlook in May, so send it from there.",
+    )
+    assert "outlook" in notes.mentioned_integrations
+    assert "gmail" not in notes.mentioned_integrations and "gmail" in notes.removed

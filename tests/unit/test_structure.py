@@ -183,3 +183,43 @@ def test_a_function_asked_for_in_other_words_is_read_from_the_sentence(text, ite
 def test_the_same_words_in_another_sense_refer_to_nothing(text, item):
     mentioned, removed, past = reading(text)
     assert item not in mentioned | removed | past
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("Refunds happen elsewhere; Shopify isn't needed for this.", "shopify"),
+        ("Our team works late, so Trello does not need to be part of the flow.", "trello"),
+        ("That's our Gmail inbox (we left Outlook in 2022), so watch it for orders.", "outlook"),
+    ],
+)
+def test_an_app_said_not_to_be_needed_or_left_in_an_aside_is_turned_down(text, item):
+    mentioned, removed, _past = reading(text)
+    assert item in removed and item not in mentioned
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        # an aside is a clause of its own: its past tells nothing of the sentence around it
+        ("That's our Gmail inbox (we left Outlook in 2022), so watch it for orders.", "gmail"),
+        ("Each morning read both of their Google Calendars and text me the day.", "google_calendar"),
+        # "hotmail" has no ordinary sense, whatever the article before it
+        ("My shop inbox is an old hotmail address; forward the orders to Slack.", "outlook"),
+        # "drop ... into" puts something somewhere
+        ("Translate it to French and drop the French version plus the original into Teams.", "translator"),
+        # a window of time the workflow reads, not the user's history
+        ("Pull the posts published in the past week and summarise them for Telegram.", "text_summarizer"),
+        ("Check every reply for tone before it goes to Zendesk.", "sentiment"),
+        ("The prices are in dollars, so convert them at a rate of 0.92 for QuickBooks.", "calculator"),
+    ],
+)
+def test_references_in_ordinary_grammar_stay_wanted(text, item):
+    mentioned, removed, past = reading(text)
+    assert item in mentioned and item not in removed | past
+
+
+def test_a_routine_done_by_hand_is_context_for_every_verb_of_it():
+    text = "Every Friday Marta compiles the report by hand and sends it out from Gmail."
+    mentioned, removed, past = reading(text)
+    assert "gmail" in past and "gmail" not in mentioned | removed
