@@ -60,9 +60,10 @@ def trigger_of(notes: Notes, catalogue: Catalogue) -> str | None:
     return None
 
 
-def rank(item: str, catalogue: Catalogue, notes: Notes | None = None) -> tuple[int, int]:
-    """Where a step goes: the trigger first, then what the workflow reads, what it works out,
-    where it writes; within each, the order the user described them in."""
+def rank(item: str, catalogue: Catalogue, notes: Notes | None = None) -> tuple[int, int, int]:
+    """Where a step goes: the trigger first, then what the workflow reads, what it works out
+    (what reads the files first: nothing works on a PDF's numbers before it is read), where
+    it writes; within each, the order the user described them in. (group, stage, place)"""
     refs = wanted_refs(notes) if notes is not None else {}
     ref = refs.get(item)
     if (notes is not None and item == trigger_of(notes, catalogue)) or item == SCHEDULER:
@@ -81,7 +82,8 @@ def rank(item: str, catalogue: Catalogue, notes: Notes | None = None) -> tuple[i
         group = 1 if ref.at < first_writer_at(notes, catalogue) else 3
     else:
         group = ROLE_RANK.get(catalogue[item].role, 2)
-    return group, ref.at if ref is not None else UNSAID
+    stage = 0 if group == 2 and catalogue[item].reads_files else 1
+    return group, stage, ref.at if ref is not None else UNSAID
 
 
 def first_writer_at(notes: Notes, catalogue: Catalogue) -> int:

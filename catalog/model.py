@@ -45,6 +45,9 @@ class CatalogueEntry(BaseModel):
     # Items of one family stand in for each other ("email", "messaging"): "use Gmail instead"
     # replaces the noted email service, whatever else of the same role is noted.
     family: str | None = None
+    # A step that reads files (a PDF, a photo) works on what arrives before any step that
+    # works on text or numbers can: it runs first among the steps that work on the data.
+    reads_files: bool = False
     name: str
     aliases: tuple[str, ...]
     config_schema: dict[str, Any]

@@ -9,6 +9,7 @@ value, and a sentence with no value it can read states no condition.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from catalog.structure import sentence_at as sentence_of
@@ -20,8 +21,8 @@ COMPARISONS = (
         "greater_than",
     ),
     (r"(?:less|lower|fewer|smaller)\s+than|under|below|<\s?", "less_than"),
-    (r"at\s+least|or\s+more|minimum(?:\s+of)?|>=\s?", "at_least"),
-    (r"at\s+most|or\s+less|no\s+more\s+than|maximum(?:\s+of)?|<=\s?", "at_most"),
+    (r"at\s+least|minimum(?:\s+of)?|>=\s?", "at_least"),
+    (r"at\s+most|no\s+more\s+than|maximum(?:\s+of)?|<=\s?", "at_most"),
     # "make the threshold $2,500", "raise the bar to 300": the limit a value must pass.
     (r"(?:threshold|bar|cut-?off|limit)\s+(?:to\s+|at\s+|of\s+|is\s+)?", "greater_than"),
 )
@@ -36,6 +37,14 @@ REPLACED = re.compile(rf"(?<!\w)(?:instead\s+of|rather\s+than)\s+(?:the\s+)?{NUM
 COMPARED = [
     (re.compile(rf"(?<!\w)(?:{words})\s*{NUMBER}", re.IGNORECASE), operator)
     for words, operator in COMPARISONS
+]
+# "deposits of 150 or more", "$1,000 and up": the comparison said after the number.
+COMPARED += [
+    (re.compile(rf"(?<![\w.,]){NUMBER}\s*(?:{words})(?!\w)", re.IGNORECASE), operator)
+    for words, operator in (
+        (r"or\s+(?:more|above|higher|greater|over)|and\s+(?:up|over|above)", "at_least"),
+        (r"or\s+(?:less|fewer|under|below|lower)|and\s+(?:under|below)", "at_most"),
+    )
 ]
 STARS = re.compile(r"(?<!\w)(\d)[\s-]?stars?(?!\w)", re.IGNORECASE)
 KEYWORD = re.compile(
@@ -106,8 +115,20 @@ class Condition:
         }
 
 
-def stated_conditions(text: str) -> list[Condition]:
-    """Every condition the words state, in order, each value once."""
+FEELINGS = {"negative", "positive", "angry", "unhappy", "upset"}
+
+
+def stated_conditions(text: str, steps: Collection[str] | None = None) -> list[Condition]:
+    """Every condition the words state, in order, each value once. With the workflow's
+    `steps`, a condition on a feeling needs a step that reads one ("she gets upset if a
+    donor waits" is no filter of a workflow that reads no mood)."""
+    found = _stated(text)
+    if steps is not None and "sentiment" not in steps:
+        found = [c for c in found if not (c.field == "sentiment" and c.value in FEELINGS)]
+    return found
+
+
+def _stated(text: str) -> list[Condition]:
     found: list[Condition] = []
     found_all = [*_compared(text), *_stars(text), *_keywords(text), *_takes(text), *_moods(text)]
     found_all += _within(text) + _domains(text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from catalog.schedule import EVENT, schedule_hits
+from catalog.structure import routine_of_others
 from catalog.values.owners import sentence_span
 
 CRON_LITERAL = re.compile(r"(?<!\S)((?:[\d*/,-]+\s+){4}[\d*/,A-Za-z-]+)(?!\S)")
@@ -56,11 +57,16 @@ def cron(text: str) -> str | None:
     if found := CRON_LITERAL.search(text):
         return " ".join(found.group(1).split())
     spans = sorted({sentence_span(text, h.start) for h in schedule_hits(text)})
-    read = [_read(text[a:b].lower()) for a, b in spans if not EVENT.search(text[a:b])]
-    read = [r for r in read if r[0] or r[1]]
-    if not read:
+    timed = [(a, b) for a, b in spans if not EVENT.search(text[a:b])]
+    said = [(r, text[a:b]) for a, b in timed if (r := _read(text[a:b].lower()))[0] or r[1]]
+    # (parsed only when there is a choice to make)
+    said = [(r, len(said) > 1 and routine_of_others(sentence)) for r, sentence in said]
+    if not said:
         return None
-    days, times = max(read, key=lambda r: bool(r[0]) + bool(r[1]))
+    # The fullest schedule said; of equals, one asked for over someone's routine told as
+    # background ("she starts every day with a 6:30 class ... every evening at 9pm, text her").
+    (days, times), _ = max(said, key=lambda s: (bool(s[0][0]) + bool(s[0][1]), not s[1]))
+    read = [r for r, _ in said]
     if days and days.count(" ") == 4:
         return days  # "every 15 minutes": the period is the whole cron
     times = _moved(text[spans[0][0] :].lower()) or times

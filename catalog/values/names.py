@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from catalog.typos import near
 from catalog.values.owners import alias_words
 
 # Container noun -> the config properties its name may fill, closest first.
@@ -175,9 +176,11 @@ def _parts(m: re.Match[str]) -> tuple[str, str, int]:
 
 
 def _one_word(word: str) -> bool:
-    """A lower-case word that can name a thing: not a stop word, a modifier or an app's word
-    ("the slack channel" names no channel)."""
-    return not re.fullmatch(STOP, word) and word not in MODIFIERS | alias_words()
+    """A lower-case word that can name a thing: not a stop word, a modifier or an app's word,
+    nor a slip for one ("the slack channel", "our trelo board" name none)."""
+    if re.fullmatch(STOP, word) or word in MODIFIERS | alias_words():
+        return False
+    return not any(near(word, name) for name in alias_words())
 
 
 def _plausible(value: str) -> bool:

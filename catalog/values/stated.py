@@ -98,10 +98,27 @@ def candidates(text: str) -> tuple[Candidate, ...]:
     found += [
         Candidate(m.start(), m.end(), ("chat_id",), "@" + m[1]) for m in HANDLE.finditer(text)
     ]
-    found += _emails(text) + _phones(text) + _locations(text) + _searches(text)
-    # "text the customer": a person in the data, less direct than a number (rank 1).
-    found += [Candidate(start, end, ("to",), value, 1) for start, end, value in recipients(text)]
+    addresses = _emails(text) + _phones(text)
+    people = []
+    for start, end, value in recipients(text):
+        # "emailed to his driver, Kofi, at kofi@mensah.com": the person is the address said
+        # right after; it is where things are sent, not a mailbox to search.
+        named = next((a for a in addresses if _right_after(text, end, a.start)), None)
+        if named is None:
+            # "text the customer": a person in the data, less direct than a number (rank 1).
+            people.append(Candidate(start, end, ("to",), value, 1))
+        elif named.targets == EMAIL_TARGETS:
+            addresses[addresses.index(named)] = named._replace(targets=SENT_TO)
+    found += addresses + people + _locations(text) + _searches(text)
     return tuple(sorted(found + languages.candidates(text)))
+
+
+SENT_TO = ("to", "email", "cc")
+
+
+def _right_after(text: str, end: int, start: int) -> bool:
+    """An address said right after a person, in the same sentence ("to Kofi, at ...")."""
+    return 0 <= start - end <= 40 and not re.search(r"[.!?;\n]", text[end:start])
 
 
 def _emails(text: str) -> list[Candidate]:

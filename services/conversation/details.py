@@ -46,11 +46,11 @@ def step_values(
     return shown[:MAX_VALUES]
 
 
-def condition_lines(words: str) -> list[str]:
+def condition_lines(words: str, steps: Collection[str] | None = None) -> list[str]:
     """'Only when amount is over 150 ("...")' for each condition the user stated, with the
-    user's words, so a person can check the reading."""
+    user's words, so a person can check the reading; `steps`: the workflow's."""
     return (
-        [f'Only when {describe(c)} ("{c.quote[:120]}")' for c in stated_conditions(words)]
+        [f'Only when {describe(c)} ("{c.quote[:120]}")' for c in stated_conditions(words, steps)]
         if words
         else []
     )

@@ -68,7 +68,7 @@ def confirmation_summary(
         [
             opening,
             *flow_lines(notes, catalogue, words),
-            *condition_lines(words),
+            *condition_lines(words, ordered(notes, catalogue)),
             *left_out_lines(notes, catalogue),
             *to_fill_lines(notes),
             *item_lines(notes, catalogue),

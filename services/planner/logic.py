@@ -87,7 +87,7 @@ def enforce(proposal: Proposal, notes: Notes, catalogue: Catalogue) -> tuple[lis
     """The specialist order after code's rules, and the repairs that took."""
     required = noted_ids(notes, catalogue)
     kept, repairs = accepted(proposal.order, required, catalogue)
-    group = lambda i: rank(i, catalogue, notes)[0]  # noqa: E731
+    group = lambda i: rank(i, catalogue, notes)[:2]  # noqa: E731
     by_rank = sorted(kept, key=group)  # stable: the model's order within a group
     if by_rank != kept:
         repairs.append("ordering")

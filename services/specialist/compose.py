@@ -77,7 +77,8 @@ def compose(
     ]
     for later in nodes[1:]:  # only the first node starts the run; a later event is read
         later["role"] = "source" if later["role"] == "trigger" else later["role"]
-    nodes, gates = with_conditions(nodes, stated_conditions(words), catalogue)
+    steps = [n["id"] for n in nodes]
+    nodes, gates = with_conditions(nodes, stated_conditions(words, steps), catalogue)
     return {
         "format": FORMAT,
         "workflow_id": workflow_id_for(plan.plan_id),

@@ -73,6 +73,8 @@ def test_writing_a_new_row_is_an_order_and_the_event_described_starts_it():
         ("Look for contracts ending in the next 30 days.", ("at_most", "30")),
         ("Big orders only. Set the cut-off at 800, not 1000.", ("greater_than", "800")),
         ("Above 400 only. Hmm, make the limit 350 instead of 400.", ("greater_than", "350")),
+        ("Only for bookings of £2,500 or more.", ("at_least", "2500")),
+        ("Skip it unless the crate holds 12 or fewer bottles.", ("at_most", "12")),
     ],
 )
 def test_a_stated_condition_is_read_with_its_value(text, expected):
@@ -90,6 +92,12 @@ def test_a_stated_condition_is_read_with_its_value(text, expected):
 )
 def test_times_definitions_and_recipients_are_no_condition(text):
     assert stated_conditions(text) == []
+
+
+def test_a_feeling_is_a_condition_only_of_a_workflow_that_reads_one():
+    text = "The chef gets upset if a supplier is late. When an order email comes in, log it."
+    assert stated_conditions(text, ["gmail", "google_sheets"]) == []
+    assert [c.value for c in stated_conditions(text, ["gmail", "sentiment"])] == ["upset"]
 
 
 def test_a_feed_is_read_even_when_told_after_the_work_on_it():

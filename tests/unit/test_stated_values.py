@@ -133,6 +133,12 @@ def test_a_product_name_or_a_day_beside_a_noun_is_not_a_name():
         ),
         ("Each Sunday at 6pm send it.\nActually change it to 7pm.", "0 19 * * 0"),
         ("Every Monday at 7am post it, and make it short.", "0 7 * * 1"),
+        # someone's routine told as background, then the schedule asked for
+        (
+            "He opens the shop every day at 7:15, so mornings are busy.\n"
+            "Every evening at 8, send him tomorrow's orders.",
+            "0 20 * * *",
+        ),
     ],
 )
 def test_a_stated_schedule_becomes_its_cron(words, cron):
@@ -279,3 +285,18 @@ def test_the_user_their_team_or_someone_named_is_no_recipient_from_the_data():
     )
     for words in ("Email the report to the team.", "Email the summary every Friday."):
         assert config("gmail", words, "send_email")["to"] == "recipient to be chosen"
+
+
+def test_an_address_said_right_after_a_person_is_where_it_goes():
+    words = (
+        "Every Monday the new rows from the sheet 'Rota' go to our caretaker, Ben, at "
+        "ben.hall@school.example. Send it from Outlook."
+    )
+    apps = ("google_sheets", "outlook")
+    assert config("outlook", words, "send_email", apps)["to"] == "ben.hall@school.example"
+    assert "ben.hall" not in str(config("google_sheets", words, None, apps))
+
+
+def test_a_slip_for_the_apps_own_name_is_no_name_for_its_board():
+    words = "Add a card to our trelo board 'Parents Evening' for each booking."
+    assert config("trello", words)["board"] == "Parents Evening"
