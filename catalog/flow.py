@@ -74,6 +74,10 @@ def rank(item: str, catalogue: Catalogue, notes: Notes | None = None) -> tuple[i
         group = 1  # an app that can only be read (a feed) is read, wherever it was told
     elif ref is not None and ref.use is not None:
         group = USE_RANK[ref.use]
+    elif catalogue[item].family == "messaging" and _fed_elsewhere(item, refs, catalogue):
+        # With the data coming from another app, a chat is where people are told of it;
+        # reading one is said ("grab everything from #general").
+        group = 3
     elif ref is not None and notes is not None and first_tool_at(notes, catalogue) < UNSAID:
         group = 1 if ref.at < first_tool_at(notes, catalogue) else 3  # as the user told it
     elif ref is not None and notes is not None and catalogue[item].also_acts:
@@ -84,6 +88,15 @@ def rank(item: str, catalogue: Catalogue, notes: Notes | None = None) -> tuple[i
         group = ROLE_RANK.get(catalogue[item].role, 2)
     stage = 0 if group == 2 and catalogue[item].reads_files else 1
     return group, stage, ref.at if ref is not None else UNSAID
+
+
+def _fed_elsewhere(item: str, refs: dict[str, Reference], catalogue: Catalogue) -> bool:
+    """Another app brings the data in: an event starts there or it is read."""
+    return any(
+        r.id != item and r.use in ("event", "source") and catalogue[r.id].kind == "integration"
+        for r in refs.values()
+        if catalogue.get(r.id) is not None
+    )
 
 
 def first_writer_at(notes: Notes, catalogue: Catalogue) -> int:

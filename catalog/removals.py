@@ -256,7 +256,9 @@ HISTORY = words(
     r"|(?:i|we)\s+know(?=[^.!?\n]{0,120}?(?<!\w)but(?!\w))"
     # "we thought about posting it in Slack or Teams, but ...": an option weighed.
     r"|(?:we|i)\s+(?:(?:thought|were\s+thinking|was\s+thinking|toyed\s+with\s+the\s+idea)\s+(?:about|of)|debated)(?!\s+(?:it|this|that)(?!\w))"
-    r"|used\s+to|previously|formerly|" + IN_THE_PAST + r"|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
+    r"|used\s+to|previously|formerly|"
+    + IN_THE_PAST
+    + r"|back\s+when|(?:we|i)\s+(?:had\s+)?tried|we\s+were\s+(?:on|using)"
     # "not discord. tried discord, nobody joined": a fragment that leaves the subject out.
     r"|(?:\A|(?<=[.!?;]\s))tried"
     r"|(?:our|the)\s+(?:old|previous|former|legacy)\s+(?:setup|system|tool|tools|process|way|workflow|stack|solution|provider|vendor|app|crm|thing)"
@@ -264,7 +266,9 @@ HISTORY = words(
 # "Before, we collected requests on a Trello board": an opening that sets the whole sentence
 # in the past.
 HISTORY_OPENER = re.compile(
-    r"\s*(?:before|previously|formerly|" + IN_THE_PAST + r"|back\s+then|until\s+(?:recently|now|last\s+\w+)"
+    r"\s*(?:before|previously|formerly|"
+    + IN_THE_PAST
+    + r"|back\s+then|until\s+(?:recently|now|last\s+\w+)"
     r"|originally|at\s+my\s+(?:last|old|previous)\s+(?:job|company|place))\s*,",
     re.IGNORECASE,
 )
@@ -703,8 +707,10 @@ def _after(text: str, phrase: re.Match[str], hits: list[Hit], starts: dict[int, 
         if noun:
             break
         taken += [] if index is None else [index]
-    if taken and phrase.group(0).lower().startswith("drop") and (
-        PLACEMENT.match(text, pos) or placing(text, phrase.start())
+    if (
+        taken
+        and phrase.group(0).lower().startswith("drop")
+        and (PLACEMENT.match(text, pos) or placing(text, phrase.start()))
     ):
         return set()
     if VERB_REMOVAL.fullmatch(phrase.group(0)):

@@ -81,7 +81,12 @@ EVENT = words(r"(?:every|each)\s+time|whenever|as\s+soon\s+as")
 
 POSSESSIVE = re.compile(r"['’]s?(?!\w)")
 # "zero slack in her day", "my week is packed": someone's time, not when anything runs.
-OWNED_BEFORE = re.compile(r"(?<!\w)(?:my|his|her|their|our|your|its)\s+\Z", re.IGNORECASE)
+# ("it's eating my Friday afternoons": one more word of the same time may come between)
+OWNED_BEFORE = re.compile(
+    r"(?<!\w)(?:my|his|her|their|our|your|its)\s+"
+    r"(?:(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|whole|entire|weekend)s?\s+)?\Z",
+    re.IGNORECASE,
+)
 # A time word that names a field of the data: "the publication year", "day, place, hotel".
 FIELD_BEFORE = re.compile(
     r"(?:(?<!\w)(?:publication|birth|release|fiscal|financial|tax|academic|school|model|production"
@@ -134,7 +139,7 @@ def parsed_hits(text: str, taken: list[Hit]) -> list[Hit]:
                 w
                 for w in TIME_WORD.finditer(text, sentence.start(), sentence.end())
                 if not POSSESSIVE.match(text, w.end())
-                and not OWNED_BEFORE.search(text, max(0, w.start() - 8), w.start())
+                and not OWNED_BEFORE.search(text, max(0, w.start() - 24), w.start())
                 and not _names_a_field(text, w)
                 and not OFFSET_AFTER.match(text, w.end())
                 and not DURATION_AFTER.match(text, w.end())
@@ -153,11 +158,15 @@ FRAGMENT_DAY = re.compile(rf"(?:\A|[.!?\n]\s*)({WEEKDAY}s?(?:\s+{DAYPART})?)\s*[
 
 def schedule_hits(text: str) -> list[Hit]:
     """Scheduler hits for every explicit recurring time in the text."""
-    found = [Hit(m.start(), m.end(), "scheduler") for m in SCHEDULE.finditer(text)]
+    said = [Hit(m.start(), m.end(), "scheduler") for m in SCHEDULE.finditer(text)]
+    # "it's eating my Friday afternoons": someone's time, not when anything runs (and no
+    # sentence for the parser to look further into either)
+    owned = [h for h in said if OWNED_BEFORE.search(text, max(0, h.start - 24), h.start)]
+    found = [h for h in said if h not in owned]
     found += [Hit(m.start(1), m.end(1), "scheduler") for m in FRAGMENT_DAY.finditer(text)]
     found += [
         Hit(m.start(), m.end(), "scheduler")
         for m in CRON_EXPRESSION.finditer(text)
         if _is_cron(m[0])
     ]
-    return found + parsed_hits(text, found)
+    return found + parsed_hits(text, found + owned)

@@ -234,7 +234,11 @@ def references(text: str, hits: Iterable[Hit]) -> Iterator[tuple[Hit, Token]]:
                 at, end = hit.start - start, hit.end - start
                 if cut and (offset < 0) == any(a <= at < b for a, b in cut):
                     continue  # the hit belongs to the other reading of the sentence
-                at, end = (at - offset, end - offset) if offset >= 0 else (_shift(at, cut), _shift(end, cut))
+                at, end = (
+                    (at - offset, end - offset)
+                    if offset >= 0
+                    else (_shift(at, cut), _shift(end, cut))
+                )
                 span = doc.char_span(at, end, alignment_mode="expand")
                 if span is not None:
                     yield hit, span.root
@@ -250,7 +254,9 @@ def _asides(sentence: str) -> Iterator[tuple[int, str, list[tuple[int, int]]]]:
     if not cut:
         yield 0, sentence, []
         return
-    outside = "".join(sentence[b:a] for b, a in zip([0] + [e for _, e in cut], [s for s, _ in cut] + [len(sentence)]))
+    starts = [0] + [end for _, end in cut]
+    ends = [start for start, _ in cut] + [len(sentence)]
+    outside = "".join(sentence[b:a] for b, a in zip(starts, ends, strict=True))
     yield -1, outside, cut
     for m in ASIDE.finditer(sentence):
         yield m.start(1), m.group(1), [(m.start(), m.end())]
@@ -280,7 +286,9 @@ def _place(prep: Token, verb: Token) -> bool:
     if prep.dep_ != "prep" or prep.lower_ not in PLACING or prep.i < verb.i:
         return False
     where = [g for g in prep.children if g.dep_ == "pobj"]
-    if not where or any(g.lower_ in ("favour", "favor") or g.ent_type_ in ("DATE", "TIME") for g in where):
+    if not where or any(
+        g.lower_ in ("favour", "favor") or g.ent_type_ in ("DATE", "TIME") for g in where
+    ):
         return False
     moved = [c for c in verb.children if c.dep_ == "dobj"]
     on_it = prep.head.i == verb.i or any(prep.i in {t.i for t in m.subtree} for m in moved)
@@ -524,7 +532,12 @@ def _negates_noun(negation: Token, token: Token) -> bool:
     if _why(negation):
         return False
     between = negation.doc[negation.i + 1 : token.i]
+    if any(t.lower_ in WIDENING for t in between):
+        return False  # "every ticket, not just the angry ones": those and more
     return negation.i < token.i and len(between) <= 3 and not any(t.is_punct for t in between)
+
+
+WIDENING = {"just", "only", "merely", "simply"}
 
 
 def _why(negation: Token) -> bool:
@@ -813,6 +826,8 @@ def use_of(token: Token, sends: bool = False) -> Use | None:
         # Google Drive now" says where things arrive.
         ordered = any(c.tag_ == "MD" for c in verb.children) or verb.tag_ == "VB"
         return "destination" if ordered else "event"
+    if _gets_a_record(verb):
+        return "destination"  # "every PO should get a row in the sheet": one is written there
     if preps & {"from", "out"} or verb.lemma_ in READING or _kept_there(verb, preps):
         if _people_there(verb):
             return None  # "leadership lives in Teams now": who works there, not what is kept
@@ -829,6 +844,16 @@ def _a_message_received(token: Token, verb: Token) -> bool:
         return False
     received = [c for c in verb.children if c.dep_ == "dobj"]
     return any(token.i == r.i or token.head.i == r.i for r in received)
+
+
+# What a workflow writes into an app for each item: "each order gets a row in the sheet".
+RECORDS = {"row", "card", "entry", "line", "task", "ticket", "record", "issue", "page", "event"}
+
+
+def _gets_a_record(verb: Token) -> bool:
+    return verb.lemma_ == "get" and any(
+        c.dep_ == "dobj" and c.lemma_ in RECORDS for c in verb.children
+    )
 
 
 # Data arriving at an app on its own: "the invoices come to my Gmail".

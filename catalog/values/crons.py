@@ -58,9 +58,9 @@ def cron(text: str) -> str | None:
         return " ".join(found.group(1).split())
     spans = sorted({sentence_span(text, h.start) for h in schedule_hits(text)})
     timed = [(a, b) for a, b in spans if not EVENT.search(text[a:b])]
-    said = [(r, text[a:b]) for a, b in timed if (r := _read(text[a:b].lower()))[0] or r[1]]
+    stated = [(r, text[a:b]) for a, b in timed if (r := _read(text[a:b].lower()))[0] or r[1]]
     # (parsed only when there is a choice to make)
-    said = [(r, len(said) > 1 and routine_of_others(sentence)) for r, sentence in said]
+    said = [(r, len(stated) > 1 and routine_of_others(sentence)) for r, sentence in stated]
     if not said:
         return None
     # The fullest schedule said; of equals, one asked for over someone's routine told as

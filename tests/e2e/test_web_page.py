@@ -300,11 +300,13 @@ async def test_a_change_requested_at_confirmation(web_stack, browser, shots):
         await say(page, "Actually, post the digest to Microsoft Teams instead of Slack.")
         await expect(page.locator("#removed li del")).to_have_text(["Slack"])
         assert "Microsoft Teams" in await chip_names(page, "integrations")
-        await shots.take(page, "changed")
-        await expect(page.locator("#phase")).to_have_text("— Talking it through")
-        await say(page, "That's everything.")
+        # The change is shown at once in the summary again, ready to confirm.
         await expect(page.locator("#confirmation")).to_be_visible()
+        await expect(page.locator("#confirmation-text")).to_contain_text(
+            "Updated with what you said"
+        )
         await expect(page.locator("#confirmation-text")).to_contain_text("Teams")
+        await shots.take(page, "changed")
         await page.get_by_role("button", name="Confirm").click()
         await expect(page.locator("#workflow")).to_be_visible()
         doc = await page.locator("#workflow-doc").text_content()

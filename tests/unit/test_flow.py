@@ -126,3 +126,31 @@ def test_the_trigger_starts_on_the_event_the_user_described(text, app, event):
     notes = notes_of(text)
     assert trigger_of(notes, CATALOGUE) == app
     assert operation_of(app, notes, CATALOGUE) == event
+
+
+def test_a_chat_named_with_no_verb_is_told_after_the_work_when_data_comes_from_elsewhere():
+    notes = notes_of(
+        "When a Shopify order is paid I'd like a little cheer in Slack, channel #sales.",
+        "Prices are in GBP, so convert the total to euros at 1.17 before it's posted.",
+    )
+    steps = ordered(notes, CATALOGUE)
+    assert steps[0] == "shopify" and steps.index("calculator") < steps.index("slack")
+
+
+def test_what_each_item_gets_in_an_app_is_written_there():
+    notes = notes_of(
+        "Invoices reach our Outlook as PDFs; read them and add up the line amounts.",
+        "Every invoice should also get a row in the Google Sheet called Ledger.",
+    )
+    steps = ordered(notes, CATALOGUE)
+    assert steps.index("calculator") < steps.index("google_sheets")
+    assert operation_of("google_sheets", notes, CATALOGUE) != "read_rows"
+
+
+def test_files_are_read_before_any_work_on_their_words():
+    notes = notes_of(
+        "Quotes come to Gmail as PDFs. Add up the line amounts and post the total to #quotes "
+        "in Slack. The amounts are in the PDF, so read it first, obviously."
+    )
+    steps = ordered(notes, CATALOGUE)
+    assert steps.index("pdf_parser") < steps.index("calculator")

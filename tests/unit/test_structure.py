@@ -203,15 +203,27 @@ def test_an_app_said_not_to_be_needed_or_left_in_an_aside_is_turned_down(text, i
     [
         # an aside is a clause of its own: its past tells nothing of the sentence around it
         ("That's our Gmail inbox (we left Outlook in 2022), so watch it for orders.", "gmail"),
-        ("Each morning read both of their Google Calendars and text me the day.", "google_calendar"),
+        (
+            "Each morning read both of their Google Calendars and text me the day.",
+            "google_calendar",
+        ),
         # "hotmail" has no ordinary sense, whatever the article before it
         ("My shop inbox is an old hotmail address; forward the orders to Slack.", "outlook"),
         # "drop ... into" puts something somewhere
-        ("Translate it to French and drop the French version plus the original into Teams.", "translator"),
+        (
+            "Translate it to French and drop the French version plus the original into Teams.",
+            "translator",
+        ),
         # a window of time the workflow reads, not the user's history
-        ("Pull the posts published in the past week and summarise them for Telegram.", "text_summarizer"),
+        (
+            "Pull the posts published in the past week and summarise them for Telegram.",
+            "text_summarizer",
+        ),
         ("Check every reply for tone before it goes to Zendesk.", "sentiment"),
-        ("The prices are in dollars, so convert them at a rate of 0.92 for QuickBooks.", "calculator"),
+        (
+            "The prices are in dollars, so convert them at a rate of 0.92 for QuickBooks.",
+            "calculator",
+        ),
     ],
 )
 def test_references_in_ordinary_grammar_stay_wanted(text, item):
@@ -223,3 +235,13 @@ def test_a_routine_done_by_hand_is_context_for_every_verb_of_it():
     text = "Every Friday Marta compiles the report by hand and sends it out from Gmail."
     mentioned, removed, past = reading(text)
     assert "gmail" in past and "gmail" not in mentioned | removed
+
+
+def test_not_just_some_keeps_them_and_more():
+    mentioned, removed, _past = reading("Log every review in Airtable, not just the angry ones.")
+    assert "sentiment" in mentioned and "sentiment" not in removed
+
+
+def test_someones_time_is_not_when_the_workflow_runs():
+    mentioned, _removed, _past = reading("Typing receipts up is eating my Friday afternoons.")
+    assert "scheduler" not in mentioned
