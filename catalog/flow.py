@@ -6,7 +6,7 @@ confirmation says it in words), so both tell the same story.
 from __future__ import annotations
 
 from catalog.events import described_event
-from catalog.model import Catalogue
+from catalog.model import Catalogue, CatalogueEntry
 from catalog.operations import AppOperations, operations_for
 from schemas.turn import Notes, Reference
 
@@ -93,10 +93,17 @@ def rank(item: str, catalogue: Catalogue, notes: Notes | None = None) -> tuple[i
 def _fed_elsewhere(item: str, refs: dict[str, Reference], catalogue: Catalogue) -> bool:
     """Another app brings the data in: an event starts there or it is read."""
     return any(
-        r.id != item and r.use in ("event", "source") and catalogue[r.id].kind == "integration"
+        r.id != item
+        and catalogue[r.id].kind == "integration"
+        and (r.use in ("event", "source") or _read_only(catalogue[r.id]))
         for r in refs.values()
         if catalogue.get(r.id) is not None
     )
+
+
+def _read_only(entry: CatalogueEntry) -> bool:
+    """An app that can only be read (a feed): naming it brings data in."""
+    return entry.role in ("trigger", "source") and not entry.also_acts
 
 
 def first_writer_at(notes: Notes, catalogue: Catalogue) -> int:

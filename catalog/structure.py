@@ -502,7 +502,7 @@ def negated(token: Token, verb: Token, scope: Token | None = None) -> bool:
         and len(chain) <= MAX_HOPS + 1
         and not any(t.dep_ in LOOSE for t in chain[:-1])
         and verb.lemma_ not in NEGATIVE_VERBS
-        and _main_clause(verb)
+        and (_main_clause(verb) or (scope.i != verb.i and _main_clause(scope)))
         and any(c.dep_ == "neg" and c.i <= token.i and not _why(c) for c in scope.children)
     )
     nothing = any(t.lower_ in NOTHING for t in chain) or _subject_is_nothing(verb)
@@ -515,6 +515,10 @@ def _scope(verb: Token) -> Token:
     wish = verb.head
     if verb.dep_ in ("ccomp", "xcomp") and wish.lemma_ in WANTING and _main_clause(wish):
         return wish
+    # "I don't want anything pulled from Salesforce": the wish governs what it wants done
+    wanted = verb.dep_ == "acl" and wish.dep_ == "dobj" and wish.head.lemma_ in WANTING
+    if wanted and _main_clause(wish.head):
+        return wish.head
     return verb
 
 
@@ -582,7 +586,9 @@ def _restricted(verb: Token, token: Token) -> bool:
     """The negated clause limits when, what or for whom: "don't text anyone at night", "don't
     text anyone who has opted out", "don't text them the low-priority ones", "don't send
     Slack messages to the clients"."""
-    if any(t.lower_ in RESTRICTING for t in verb.subtree):
+    # ("... from Salesforce, hubspot only": what the reference is contrasted with is no limit)
+    contrast = {t.i for c in token.children if c.dep_ in ("appos", "conj") for t in c.subtree}
+    if any(t.lower_ in RESTRICTING for t in verb.subtree if t.i not in contrast):
         return True
     if any(c.lower_ in ANYONE and any(True for _ in c.children) for c in verb.children):
         return True
@@ -633,11 +639,20 @@ def others(token: Token, verb: Token) -> bool:
         return False
     if any(c.dep_ == "aux" and c.tag_ == "MD" for c in verb.children):
         return False
+    told = verb.tag_ in ("VBZ", "VBD", "VBP")  # a statement, not an order ("Step 2: pull ...")
+    if told and _theirs(token) and subject.lower_ not in OWN | {"it", "this", "that"}:
+        # "the diocesan office sends them out from their Outlook": whose the app is, said
+        return verb.lemma_ not in WANTING
     if _outsider(subject) and verb.lemma_ not in WANTING:
         # "a competitor of ours sends WhatsApp reminders"; but "a friend sends photos to my
         # WhatsApp" is the user's own app receiving them.
         return third_person(subject) and not _ours(token)
     return verb.lemma_ in USING and third_person(subject)
+
+
+def _theirs(token: Token) -> bool:
+    """The app is said to be another's ("their Outlook", "his Slack")."""
+    return any(c.dep_ == "poss" and c.lower_ in ("their", "his", "her") for c in token.children)
 
 
 def _outsider(subject: Token) -> bool:
@@ -735,10 +750,16 @@ def left_behind(token: Token) -> bool:
     """What the user moved off ("we moved it off Asana last quarter", "we switched from
     Trello in May"): in the past, the app is where they came from."""
     prep = token.head
-    if token.dep_ != "pobj" or prep.lower_ not in ("off", "from"):
+    if token.dep_ == "dobj":
+        # "we migrated off Salesforce in March": the parser may take "off" as a particle
+        verb = prep
+        if not any(c.dep_ == "prt" and c.lower_ in ("off", "away") for c in verb.children):
+            return False
+    elif token.dep_ != "pobj" or prep.lower_ not in ("off", "from"):
         return False
-    verb = prep.head
-    return verb.lemma_ in LEAVING and verb.tag_ in ("VBD", "VBN")
+    else:
+        verb = prep.head
+    return verb.lemma_ in LEAVING | MOVING and verb.tag_ in ("VBD", "VBN")
 
 
 def history(token: Token, verb: Token) -> bool:

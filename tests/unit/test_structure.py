@@ -245,3 +245,44 @@ def test_not_just_some_keeps_them_and_more():
 def test_someones_time_is_not_when_the_workflow_runs():
     mentioned, _removed, _past = reading("Typing receipts up is eating my Friday afternoons.")
     assert "scheduler" not in mentioned
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("Until now the intern copied them into a Google Sheet by hand.", "google_sheets"),
+        ("The county office sends the rota out from their Outlook; text it to me.", "outlook"),
+        ("In the slack months we only get a few bookings, so just post what there is.", "slack"),
+    ],
+)
+def test_a_routine_someone_elses_app_or_an_ordinary_word_is_no_step(text, item):
+    mentioned, _removed, _past = reading(text)
+    assert item not in mentioned
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        (
+            "We moved off Zendesk last spring. I don't want anything read from Zendesk, "
+            "Intercom only.",
+            "zendesk",
+        ),
+    ],
+)
+def test_a_wish_against_what_is_done_with_an_app_keeps_it_out(text, item):
+    mentioned, _removed, _past = reading(text)
+    assert item not in mentioned
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("Every hour pull the new intercom conversations and log them.", "intercom"),
+        ("Reviews arrive in Dutch and German; I need them in English.", "translator"),
+        ("Work out what share of the week's orders were refunded.", "calculator"),
+    ],
+)
+def test_function_and_product_nouns_say_which_app(text, item):
+    mentioned, removed, past = reading(text)
+    assert item in mentioned and item not in removed | past
