@@ -7,6 +7,7 @@ from catalog.matcher import (
     evidence,
     find_mentions,
     names,
+    of_family,
     taken_back_from,
 )
 from catalog.model import (
@@ -29,6 +30,7 @@ __all__ = [
     "find_mentions",
     "load_catalogue",
     "names",
+    "of_family",
     "parse_catalogue",
     "removal_cue",
     "taken_back_from",

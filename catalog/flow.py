@@ -141,5 +141,25 @@ def operation_of(item: str, notes: Notes, catalogue: Catalogue) -> str | None:
 
 
 def ordered(notes: Notes, catalogue: Catalogue) -> list[str]:
-    """The noted steps in the order the workflow runs them."""
-    return sorted(noted_ids(notes, catalogue), key=lambda i: rank(i, catalogue, notes))
+    """The noted steps in the order the workflow runs them: code's reading, except that a
+    link the notes hold (data moves from one step to another, checked when noted) puts its
+    source before its target. The trigger stays first: nothing feeds what starts the run."""
+    by_rank = sorted(noted_ids(notes, catalogue), key=lambda i: rank(i, catalogue, notes))
+    starts = bool(by_rank) and rank(by_rank[0], catalogue, notes)[0] == 0
+    return linked_order(by_rank, [(k.source, k.target) for k in notes.links], starts)
+
+
+def linked_order(items: list[str], links: list[tuple[str, str]], starts: bool = False) -> list[str]:
+    """`items` reordered as little as the links need: each time, the earliest item whose
+    every linked source is placed. A link into the first item when it `starts` the run, or
+    one that would close a cycle, is not followed."""
+    first = items[:1] if starts else []
+    edges = [(a, b) for a, b in links if a in items and b in items and b not in first]
+    placed: list[str] = []
+    left = list(items)
+    while left:
+        ready = [i for i in left if all(a in placed for a, b in edges if b == i)]
+        pick = ready[0] if ready else left[0]  # a cycle: code's order breaks it
+        placed.append(pick)
+        left.remove(pick)
+    return placed

@@ -412,3 +412,32 @@ def about(id: str, quote: str, catalogue: Catalogue) -> bool:
     return any(w.startswith(stem) for w in words for stem in entry.senses if len(stem) > 2) or any(
         stem in w for w in words for stem in entry.senses if len(stem) <= 2
     )
+
+
+# What people call a family's things when the app is already known ("the auto email is
+# fine", "keep logging to the sheet"): a model may refer back to a noted app so.
+FAMILY_NOUNS = {
+    "email": ("email", "mail", "inbox"),
+    "messaging": ("channel", "message", "chat", "post", "text", "dm"),
+    "tables": ("sheet", "spreadsheet", "table", "row", "base"),
+    "files": ("folder", "file", "drive", "upload"),
+    "tasks": ("ticket", "task", "card", "issue", "board"),
+    "code": ("repo", "release", "commit", "pull request", "issue"),
+    "crm": ("contact", "deal", "lead", "crm"),
+    "support": ("ticket", "conversation", "chat"),
+    "databases": ("database", "db", "table", "row", "query"),
+    "http": ("url", "endpoint", "link", "request", "api"),
+}
+
+
+def of_family(id: str, quote: str, catalogue: Catalogue) -> bool:
+    """Whether a short quote speaks of the kind of thing the item's family holds ("the
+    email", "the sheet"): evidence only for an app the conversation already named."""
+    entry = catalogue.get(id)
+    words = [w.lower() for w in WORD.findall(quote)]
+    nouns = FAMILY_NOUNS.get(entry.family or "", ()) if entry is not None else ()
+    if not words or len(words) > MAX_SENSE_WORDS:
+        return False
+    return any(w.startswith(noun) for w in words for noun in nouns if " " not in noun) or any(
+        noun in quote.lower() for noun in nouns if " " in noun
+    )

@@ -16,20 +16,24 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import pairwise
 from typing import Any
 
-from catalog import Catalogue, about, detect, evidence, names
+from catalog import Catalogue, about, detect, evidence, find_mentions, names, of_family
 from catalog.lexicon import phrase_hits
 from catalog.matcher import WORD
 from catalog.phrases import alias_hits
 from catalog.typos import typo_hits
+from services.annotator.prompt import MAX_CONDITIONS, MAX_LINKS, MAX_VALUES, MIN_APPS
 from shared.model.quoting import CLOSE, OPEN
 from shared.model.tokens import estimate_messages, estimate_text
 
 # The bound of a verdict's evidence in the annotator's output schema (services/annotator/prompt.py).
 MAX_EVIDENCE = 80
-SENTENCE = re.compile(r"[^.!?;\n]+")
+# A sentence ends at a stop followed by a space: "3.5 kilos" and "jo@lune.fr" are inside one.
+SENTENCE = re.compile(r"(?:[^.!?;\n]|[.!?;](?=[^\s.!?;]))+")
 # The labelled lines of the annotator's per-turn prompt.
 PREVIOUS = re.compile(r"^Previous notes: (?P<notes>\{.*\})$", re.MULTILINE)
 LATEST = re.compile(
@@ -38,9 +42,23 @@ LATEST = re.compile(
 )
 
 # (previous notes as a dict, the user's latest message) -> verdicts, each
-# (id, role, evidence quote); roles as the annotator's schema names them.
-Verdict = tuple[str, str, str]
-Script = Callable[[dict[str, Any], str], list[Verdict]]
+# (id, role, evidence quote) or (id, role, evidence quote, use); roles and uses as the
+# annotator's schema names them.
+Verdict = tuple[str, ...]
+Claim = tuple[str, str, str]  # a link (from, to, evidence) or a value (id, text, evidence)
+
+
+@dataclass
+class Answer:
+    """What a script says about one message: verdicts on apps, links, stated values."""
+
+    apps: list[Verdict] = field(default_factory=list)
+    links: list[Claim] = field(default_factory=list)
+    values: list[Claim] = field(default_factory=list)
+    conditions: list[tuple[str, str, str, str]] = field(default_factory=list)
+
+
+Script = Callable[[dict[str, Any], str], Answer | list[Verdict]]
 
 
 def quotes(text: str, phrase: str) -> list[str]:
@@ -49,9 +67,10 @@ def quotes(text: str, phrase: str) -> list[str]:
     found: list[str] = []
     for match in SENTENCE.finditer(text):
         sentence = match[0].strip()
-        at = sentence.lower().find(phrase.lower())
-        if at < 0:
+        found_at = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", sentence, re.IGNORECASE)
+        if found_at is None:
             continue
+        at = found_at.start()
         if len(sentence) <= MAX_EVIDENCE:
             found.append(sentence)
             continue
@@ -78,12 +97,23 @@ def _quote_for(id_: str, text: str, catalogue: Catalogue) -> str | None:
 def _sense_quote(id_: str, text: str, catalogue: Catalogue) -> str | None:
     """A few of the user's words around one that says what the item does ("get a text
     right away"), as a model pointing at a function rather than a name would quote."""
+    return _near(text, lambda quote: about(id_, quote, catalogue))
+
+
+def _family_quote(id_: str, text: str, catalogue: Catalogue) -> str | None:
+    """A few words around what the item's family holds ("the auto email is fine")."""
+    return _near(text, lambda quote: of_family(id_, quote, catalogue))
+
+
+def _near(text: str, speaks: Callable[[str], bool]) -> str | None:
+    """A few of the user's words around the first word the test accepts, if the quote
+    around it passes too."""
     for sentence in SENTENCE.finditer(text):
         words = list(WORD.finditer(sentence[0]))
         for i in range(len(words)):
             first, last = words[max(0, i - 4)], words[min(len(words), i + 6) - 1]
             quote = sentence[0][first.start() : last.end()]
-            if about(id_, words[i][0], catalogue) and about(id_, quote, catalogue):
+            if speaks(words[i][0]) and speaks(quote):
                 return quote
     return None
 
@@ -91,52 +121,131 @@ def _sense_quote(id_: str, text: str, catalogue: Catalogue) -> str | None:
 def oracle(cases: list[dict[str, Any]], catalogue: Catalogue) -> Script:
     """A correct model: per message, every app of the case that the message refers to, with
     its role in the case's answer (expected apps wanted, absent ones turned down or, where
-    the rules read history, context) and the user's words as evidence."""
+    the rules read history, context) and the user's words as evidence; for a wanted app how
+    the workflow uses it, the links of the case's order and the values it states that the
+    message says, each with the user's words."""
     by_turn: dict[str, list[dict[str, Any]]] = {}
     for case in cases:
         for turn in case["turns"]:
             by_turn.setdefault(turn.strip(), []).append(case)
 
-    def answer(_notes: dict[str, Any], text: str) -> list[Verdict]:
+    def answer(notes: dict[str, Any], text: str) -> Answer:
         text = text.strip()
-        verdicts: list[Verdict] = []
+        said = Answer()
+        taken_back = set(notes.get("removed", ()))
         ruled = detect(text, catalogue)
         for case in by_turn.get(text, [])[:1]:
             expect = case["expect"]
+            uses = _uses(expect, catalogue)
+            found: dict[str, str] = {}
             for id_ in [*expect["integrations"], *expect["tools"]]:
-                if quote := _quote_for(id_, text, catalogue):
-                    verdicts.append((id_, "wanted", quote))
+                quote = _quote_for(id_, text, catalogue)
+                if quote is None and id_ in taken_back:  # "ok, the auto email is fine"
+                    quote = _family_quote(id_, text, catalogue)
+                if quote:
+                    found[id_] = quote
+                    said.apps.append((id_, "wanted", quote, *uses.get(id_, ())))
             # What the rules read as wanted but the case neither wants nor allows is only
             # spoken of ("every receipt" is no schedule): a correct model says so.
             wanted = {*expect["integrations"], *expect["tools"], *expect.get("allowed", [])}
+            if expect.get("trigger") not in (None, "scheduler"):  # an event starts it
+                wanted.discard("scheduler")
             unwanted = [i for i in ruled.mentioned if i not in wanted]
             for id_ in [*expect.get("absent", []), *unwanted]:
                 absent = id_ in expect.get("absent", [])
                 role = "turned_down" if absent and id_ not in ruled.past else "context"
                 if quote := _quote_for(id_, text, catalogue):
-                    verdicts.append((id_, role, quote))
-        return verdicts
+                    said.apps.append((id_, role, quote))
+            for a, b in expect.get("order", []):
+                if quote := found.get(b) or found.get(a):
+                    said.links.append((a, b, quote))
+            for id_, texts in expect.get("values", {}).items():
+                for value in texts:
+                    if (quote := next(iter(quotes(text, value)), None)) is None:
+                        continue
+                    # A value of no one step is what a step that works it out uses
+                    # ("3.5 kilos a rug, multiply"), else what the workflow tests.
+                    worker = next((t for t in expect["tools"] if about(t, quote, catalogue)), None)
+                    if id_ in catalogue.ids:
+                        said.values.append((id_, value, quote))
+                    elif worker is not None:
+                        said.values.append((worker, value, quote))
+                    else:
+                        said.conditions.append(_condition(value, quote))
+        # Once each, and no more than the schema allows (services/annotator/prompt.py).
+        bound = len(find_mentions(text, catalogue)) + MIN_APPS
+        said.apps = list({v[0]: v for v in reversed(said.apps)}.values())[::-1][:bound]
+        said.links, said.values = said.links[:MAX_LINKS], said.values[:MAX_VALUES]
+        said.conditions = said.conditions[:MAX_CONDITIONS]
+        return said
 
     return answer
 
 
-def liar(catalogue: Catalogue) -> Script:
-    """Invents apps the message does not name, and turns noted apps down or into context
-    with words the user never wrote."""
+# The case states a condition's value only; the script reads its comparison from the word
+# before it, as any reader would ("over 150", "under 3").
+COMPARING = (
+    (
+        "greater_than",
+        re.compile(r"(?:over|above|more than|greater than|exceeds?|higher than)\W*$", re.I),
+    ),
+    ("less_than", re.compile(r"(?:under|below|less than|fewer than|lower than)\W*$", re.I)),
+    ("at_least", re.compile(r"(?:at least|minimum of)\W*$", re.I)),
+)
 
-    def answer(notes: dict[str, Any], text: str) -> list[Verdict]:
+
+def _condition(value: str, quote: str) -> tuple[str, str, str, str]:
+    """(field, operator, value, evidence) for a value the workflow tests."""
+    before = quote[: quote.lower().find(value.lower())]
+    number = re.fullmatch(r"-?\d+(?:[.,]\d+)?", value) is not None
+    operator = next((o for o, words in COMPARING if words.search(before)), None)
+    field = "amount" if number else "text"
+    return field, operator or ("equals" if number else "contains"), value, quote
+
+
+def _uses(expect: dict[str, Any], catalogue: Catalogue) -> dict[str, tuple[str]]:
+    """How the case's workflow uses each of its integrations: the trigger starts it, one
+    that only gives data is read, one that only receives it is written to."""
+    pairs = expect.get("order", [])
+    uses: dict[str, tuple[str]] = {}
+    for id_ in expect["integrations"]:
+        if id_ == expect.get("trigger"):
+            uses[id_] = ("event",)
+        elif catalogue.get(id_) is None or catalogue[id_].kind != "integration":
+            continue
+        elif any(a == id_ for a, _b in pairs) and not any(b == id_ for _a, b in pairs):
+            uses[id_] = ("source",)
+        elif any(b == id_ for _a, b in pairs) and not any(a == id_ for a, _b in pairs):
+            uses[id_] = ("destination",)
+    return uses
+
+
+def liar(catalogue: Catalogue) -> Script:
+    """Invents apps the message does not name, turns noted apps down or into context, and
+    says how the flow runs (links backwards, values, a condition), each with words the
+    user never wrote or a value their words do not hold."""
+
+    def answer(notes: dict[str, Any], text: str) -> Answer:
         named = {i for i in catalogue.ids if names(i, text, catalogue)}
         invented = [i for i in catalogue.ids if i not in named][:2]
-        verdicts: list[Verdict] = [
-            (invented[0], "wanted", text[:MAX_EVIDENCE]),
-            (invented[1], "wanted", f"add {invented[1]}"),
-        ]
+        verdicts: list[Verdict] = []
         noted = [*notes.get("mentioned_integrations", []), *notes.get("mentioned_tools", [])]
         for i in noted:
             if (entry := catalogue.get(i)) is not None:
                 verdicts.append((i, "turned_down", f"please drop {entry.name} entirely"))
                 verdicts.append((i, "context", f"we used {entry.name} years ago"))
-        return [v for v in verdicts if v[2] not in text]
+        verdicts[1:1] = [
+            (invented[0], "wanted", text[:MAX_EVIDENCE], "event"),
+            (invented[1], "wanted", f"add {invented[1]}"),
+        ]
+        bound = len(find_mentions(text, catalogue)) + MIN_APPS  # within the schema
+        said = Answer(apps=[v for v in verdicts if v[2] not in text][:bound])
+        for a, b in list(pairwise(reversed(noted)))[:MAX_LINKS]:
+            said.links.append((a, b, f"send {a} after {b}"))
+        for i in noted[:MAX_VALUES]:
+            said.values.append((i, "#everyone", text[:MAX_EVIDENCE]))
+        said.conditions.append(("amount", "greater_than", "1000000", text[:MAX_EVIDENCE]))
+        return said
 
     return answer
 
@@ -145,13 +254,31 @@ def annotator_answer(script: Script, prompt: str) -> dict[str, Any]:
     """The annotator's JSON output for one per-turn prompt."""
     previous, latest = PREVIOUS.search(prompt), LATEST.search(prompt)
     notes = json.loads(previous["notes"]) if previous else {}
-    verdicts = script(notes, latest["text"] if latest else "")
-    return {
+    return as_json(script(notes, latest["text"] if latest else ""))
+
+
+def as_json(said: Answer | list[Verdict]) -> dict[str, Any]:
+    """A script's answer as the annotator's JSON output (services/annotator/prompt.py)."""
+    said = said if isinstance(said, Answer) else Answer(apps=said)
+    out: dict[str, Any] = {
         "requirement_summary": "",
-        "apps": [{"id": i, "role": r, "evidence": q[:MAX_EVIDENCE]} for i, r, q in verdicts],
+        "apps": [
+            {"id": v[0], "role": v[1], "evidence": v[2][:MAX_EVIDENCE]}
+            | ({"use": v[3]} if len(v) > 3 else {})
+            for v in said.apps
+        ],
         "confidence_score": 0.5,
         "hints": [],
     }
+    if said.links:
+        out["links"] = [{"from": a, "to": b, "evidence": q} for a, b, q in said.links]
+    if said.values:
+        out["values"] = [{"id": i, "text": t, "evidence": q} for i, t, q in said.values]
+    if said.conditions:
+        out["conditions"] = [
+            {"field": f, "operator": o, "value": v, "evidence": q} for f, o, v, q in said.conditions
+        ]
+    return out
 
 
 class ScriptedServer:

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from schemas.envelope import Event
 from schemas.topics import Topic, run_step_topic
+from schemas.turn import Link, Stated, StatedCondition
 
 NodeKind = Literal["specialist", "config", "composer", "save", "summarizer"]
 FIXED_RUNNERS: tuple[str, ...] = ("composer", "save", "summarizer")
@@ -44,6 +45,24 @@ class PlanNode(BaseModel):
         pattern=r"^[a-z][a-z0-9_]*$",
         description="For specialist and config nodes: the app's event or action this node "
         "performs (catalog/operations.json); null for fixed nodes and older plans.",
+    )
+    stated: list[Stated] = Field(
+        default_factory=list,
+        max_length=12,
+        description="For specialist and config nodes: values the user stated for this step "
+        "(Notes.stated), each of which its config must carry.",
+    )
+    conditions: list[StatedCondition] = Field(
+        default_factory=list,
+        max_length=20,
+        description="For the composer: conditions a checked model read (Notes.conditions), "
+        "placed beside those code reads in the user's words.",
+    )
+    links: list[Link] = Field(
+        default_factory=list,
+        max_length=40,
+        description="For the composer: how data moves between steps where a checked model "
+        "said so (Notes.links); a branch still takes its data from the step the user named.",
     )
 
     @model_validator(mode="after")

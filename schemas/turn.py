@@ -35,6 +35,7 @@ class ChatMessage(BaseModel):
 
 
 Role = Literal["wanted", "turned_down", "context"]
+Use = Literal["event", "source", "destination"]
 
 
 class Reference(BaseModel):
@@ -53,7 +54,7 @@ class Reference(BaseModel):
     by: Literal["rules", "model"] = Field(
         default="rules", description="Who read the role: code's rules or a checked model verdict."
     )
-    use: Literal["event", "source", "destination"] | None = Field(
+    use: Use | None = Field(
         default=None,
         description="How the workflow uses a wanted app where the user's sentence says: an "
         "event that starts it, a source it reads, a destination it writes to.",
@@ -64,6 +65,55 @@ class Reference(BaseModel):
         description="Where the user first asked for it: turn (the notes' version) x 100000 plus "
         "the offset in that message; orders the steps as the user described them.",
     )
+
+
+class Link(BaseModel):
+    """Data moves from one wanted step to another, as the user described it (a model's
+    claim code checked: both steps noted, the quote the user's words, no cycle)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str = Field(max_length=64, description="Catalogue id the data comes from.")
+    target: str = Field(max_length=64, description="Catalogue id the data goes to.")
+    quote: str = Field(default="", max_length=400, description="The user's words that say so.")
+
+
+class Stated(BaseModel):
+    """A value the user stated for a step (a channel, an address, a table's name), in their
+    own words: code checked that the text stands in the quote and the quote in the message."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(max_length=64, description="Catalogue id of the step the value is for.")
+    text: str = Field(min_length=1, max_length=200, description="The value, as the user wrote it.")
+    quote: str = Field(default="", max_length=400, description="The user's words around it.")
+
+
+Operator = Literal[
+    "equals",
+    "not_equals",
+    "contains",
+    "not_contains",
+    "greater_than",
+    "less_than",
+    "at_least",
+    "at_most",
+    "matches",
+]
+
+
+class StatedCondition(BaseModel):
+    """A condition the user stated (a checked model's reading: the value stands word for
+    word in the quote, the quote in their message); the workflow filters by it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str = Field(
+        min_length=1, max_length=100, pattern=r"^[\w .-]+$", description="What is tested."
+    )
+    operator: Operator = Field(description="How it compares (conditions.filter's operators).")
+    value: str = Field(min_length=1, max_length=200, description="The user's value.")
+    quote: str = Field(default="", max_length=400, description="The user's words that state it.")
 
 
 class Notes(BaseModel):
@@ -90,6 +140,24 @@ class Notes(BaseModel):
         default_factory=list,
         description="Every app the user referred to, once each, with its latest role and quote; "
         "only wanted ones are in the forcing fields.",
+    )
+    links: list[Link] = Field(
+        default_factory=list,
+        max_length=40,
+        description="How data moves between wanted steps where a checked model said so; the "
+        "planner orders the steps by them (empty: code's reading of the order alone).",
+    )
+    stated: list[Stated] = Field(
+        default_factory=list,
+        max_length=60,
+        description="Values the user stated for a step, checked against their words; the "
+        "step's config carries each.",
+    )
+    conditions: list[StatedCondition] = Field(
+        default_factory=list,
+        max_length=20,
+        description="Conditions a checked model read in the user's words, beside those "
+        "code reads itself; the workflow filters by each.",
     )
     confidence_score: float = Field(
         default=0.0,

@@ -9,10 +9,11 @@ value, and a sentence with no value it can read states no condition.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from catalog.structure import sentence_at as sentence_of
+from schemas.turn import StatedCondition
 
 NUMBER = r"[$€£]?\s?(-?\d+(?:[.,]\d+)?)\s?(%|k\b|[$€£])?"
 COMPARISONS = (
@@ -126,6 +127,21 @@ def stated_conditions(text: str, steps: Collection[str] | None = None) -> list[C
     if steps is not None and "sentiment" not in steps:
         found = [c for c in found if not (c.field == "sentiment" and c.value in FEELINGS)]
     return found
+
+
+def with_read(
+    found: list[Condition], read: Sequence[StatedCondition], words: str
+) -> list[Condition]:
+    """Code's conditions, then each a checked model read (Notes.conditions) whose value code
+    found none for, placed where the user said it."""
+    values = {c.value.lower() for c in found}
+    lowered = words.lower()
+    extra = [
+        Condition(c.field, c.operator, c.value, c.quote, max(lowered.find(c.quote.lower()), 0))
+        for c in read
+        if c.value.lower() not in values
+    ]
+    return sorted(found + extra, key=lambda c: c.at)
 
 
 def _stated(text: str) -> list[Condition]:

@@ -149,4 +149,14 @@ def view_from(data: dict[str, Any]) -> logic.ModelView:
         context=of("context"),
         confidence=data.get("confidence_score"),
         hints=tuple(str(h) for h in data.get("hints", ())),
+        uses=tuple((str(a.get("id", "")), str(a["use"])) for a in verdicts if a.get("use")),
+        links=fields(data.get("links"), "from", "to", "evidence"),
+        stated=fields(data.get("values"), "id", "text", "evidence"),
+        conditions=fields(data.get("conditions"), "field", "operator", "value", "evidence"),
     )
+
+
+def fields(items: object, *names: str) -> tuple[tuple[str, ...], ...]:
+    """The named fields of each object in the model's list, skipping anything malformed."""
+    found = items if isinstance(items, list) else []
+    return tuple(tuple(str(p.get(n, "")) for n in names) for p in found if isinstance(p, dict))

@@ -7,7 +7,7 @@ mentions); these rules decide what the notes finally hold.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from catalog import (
@@ -17,9 +17,20 @@ from catalog import (
     detect,
     find_mentions,
     names,
+    of_family,
     taken_back_from,
 )
-from schemas.turn import ChatMessage, Notes, Reference, Role
+from schemas.turn import (
+    ChatMessage,
+    Link,
+    Notes,
+    Operator,
+    Reference,
+    Role,
+    Stated,
+    StatedCondition,
+    Use,
+)
 from services.annotator import needs
 from services.annotator.closing import said_done
 
@@ -46,6 +57,10 @@ class ModelView:
     confidence: float | None = None
     hints: tuple[str, ...] = ()
     context: tuple[tuple[str, str], ...] = ()  # (id, evidence): named, not asked for
+    uses: tuple[tuple[str, str], ...] = ()  # (id, event|source|destination) of a wanted app
+    links: tuple[tuple[str, ...], ...] = ()  # (from id, to id, evidence)
+    stated: tuple[tuple[str, ...], ...] = ()  # (id, the value, evidence)
+    conditions: tuple[tuple[str, ...], ...] = ()  # (field, operator, value, evidence)
 
     def roles(self) -> list[tuple[str, Role, str]]:
         """Every verdict as (id, role, evidence), in the order the model gave them."""
@@ -70,19 +85,27 @@ def quoted(quote: str, user_text: str) -> bool:
     return bool(quote.strip()) and _squash(quote) in _squash(user_text)
 
 
+def stands_in(value: str, quote: str) -> bool:
+    """The value is words of the quote, not letters inside a word ("en" is not in "then")."""
+    pattern = rf"(?<!\w){re.escape(_squash(value))}(?!\w)"
+    return bool(value.strip()) and re.search(pattern, _squash(quote)) is not None
+
+
 def _squash(text: str) -> str:
     return " ".join(text.lower().split())
 
 
 def accepted_roles(
-    view: ModelView, user_text: str, catalogue: Catalogue
+    view: ModelView, user_text: str, catalogue: Catalogue, known: Collection[str] = ()
 ) -> tuple[dict[str, tuple[Role, str]], list[str]]:
     """The model's verdicts code accepts: the id exists, the evidence is the user's own words
     and refers to that app (alias, lexicon phrase, a name with a slip, or a short quote about
     what the app does: "get a text right away"). The model's
     judgment of the role then stands, whatever the rules read: a removal needs no phrase
     from the rules' lists, context needs no history word. An idiom code knows ("cut me some
-    slack") never refers to the app, so no verdict on it counts.
+    slack") never refers to the app, so no verdict on it counts. An app the notes already
+    know (`known`) may also be referred back to by what its family holds ("ok, the auto
+    email is fine" after Gmail was turned down).
     """
     accepted: dict[str, tuple[Role, str]] = {}
     overrides = []
@@ -91,13 +114,145 @@ def accepted_roles(
             overrides.append("model_id_not_in_catalogue")
         elif not quoted(quote, user_text):
             overrides.append("model_quote_not_in_user_words")
-        elif not (names(item, quote, catalogue) or about(item, quote, catalogue)):
+        elif not (
+            names(item, quote, catalogue)
+            or about(item, quote, catalogue)
+            or (item in known and of_family(item, quote, catalogue))
+        ):
             overrides.append("model_quote_does_not_name_item")
         elif role != "wanted" and bare_name(item, quote, catalogue):
             overrides.append("model_verdict_quotes_only_the_name")
         else:
             accepted[item] = (role, " ".join(quote.split()))
     return accepted, overrides
+
+
+USES: tuple[Use, ...] = ("event", "source", "destination")
+MAX_LINKS, MAX_STATED = 40, 60
+
+
+def accepted_uses(
+    view: ModelView, verdicts: dict[str, tuple[Role, str]]
+) -> tuple[dict[str, Use], list[str]]:
+    """How the workflow uses an app, where the model said so on a wanted verdict code
+    accepted: its evidence is then the sentence that says it."""
+    uses: dict[str, Use] = {}
+    overrides = []
+    for item, said in view.uses:
+        use = next((u for u in USES if u == said), None)
+        if use is None:
+            overrides.append("model_use_unknown")
+        elif item not in verdicts or verdicts[item][0] != "wanted":
+            overrides.append("model_use_without_accepted_verdict")
+        else:
+            uses[item] = use
+    return uses, overrides
+
+
+def refers(item: str, quote: str, catalogue: Catalogue) -> bool:
+    """The quote names the item or says what it does."""
+    return names(item, quote, catalogue) or about(item, quote, catalogue)
+
+
+def accepted_links(
+    previous: Notes, view: ModelView, user_text: str, items: set[str], catalogue: Catalogue
+) -> tuple[list[Link], list[str]]:
+    """The notes' links plus the model's new ones that hold: both ends wanted, the evidence
+    the user's words referring to one end at least, and no cycle. Links whose end is gone
+    are dropped, as the steps are."""
+    kept = [k for k in previous.links if k.source in items and k.target in items]
+    overrides = []
+    for source, target, quote in view.links:
+        if source == target or source not in items or target not in items:
+            overrides.append("model_link_not_between_noted_steps")
+        elif not quoted(quote, user_text):
+            overrides.append("model_quote_not_in_user_words")
+        elif not (refers(source, quote, catalogue) or refers(target, quote, catalogue)):
+            overrides.append("model_quote_does_not_name_item")
+        elif any(k.source == source and k.target == target for k in kept):
+            continue
+        elif reaches(kept, target, source):
+            overrides.append("model_link_makes_cycle")
+        elif len(kept) < MAX_LINKS:
+            kept.append(Link(source=source, target=target, quote=" ".join(quote.split())[:400]))
+    return kept, overrides
+
+
+def reaches(links: Sequence[Link], start: str, goal: str) -> bool:
+    """A path of links leads from `start` to `goal`."""
+    seen, todo = set(), [start]
+    while todo:
+        node = todo.pop()
+        if node == goal:
+            return True
+        if node not in seen:
+            seen.add(node)
+            todo.extend(k.target for k in links if k.source == node)
+    return False
+
+
+def accepted_stated(
+    previous: Notes, view: ModelView, user_text: str, items: set[str]
+) -> tuple[list[Stated], list[str]]:
+    """The notes' stated values plus the model's new ones that hold: the step is wanted, the
+    evidence is the user's words and the value stands in it word for word (nothing
+    invented). A value of a step no longer wanted goes with it."""
+    kept = [v for v in previous.stated if v.id in items]
+    overrides = []
+    for item, text, quote in view.stated:
+        value = " ".join(text.split())[:200]
+        if item not in items:
+            overrides.append("model_value_for_step_not_noted")
+        elif not quoted(quote, user_text) or not stands_in(value, quote):
+            overrides.append("model_value_not_in_user_words")
+        elif any(v.id == item and _squash(v.text) == _squash(value) for v in kept):
+            continue
+        elif len(kept) < MAX_STATED:
+            kept.append(Stated(id=item, text=value, quote=" ".join(quote.split())[:400]))
+    return kept, overrides
+
+
+OPERATORS: tuple[Operator, ...] = (
+    "equals",
+    "not_equals",
+    "contains",
+    "not_contains",
+    "greater_than",
+    "less_than",
+    "at_least",
+    "at_most",
+    "matches",
+)
+FIELD = re.compile(r"^[\w .-]{1,100}$")
+MAX_CONDITIONS = 20
+
+
+def accepted_conditions(
+    previous: Notes, view: ModelView, user_text: str
+) -> tuple[list[StatedCondition], list[str]]:
+    """The notes' conditions plus the model's new ones that hold: a known operator, a plain
+    field name, the evidence the user's words and the value standing in it word for word."""
+    kept = list(previous.conditions)
+    overrides = []
+    for name, said, text, quote in view.conditions:
+        operator = next((o for o in OPERATORS if o == said), None)
+        value = " ".join(text.split())[:200]
+        if operator is None or not FIELD.match(name.strip()):
+            overrides.append("model_condition_malformed")
+        elif not quoted(quote, user_text) or not stands_in(value, quote):
+            overrides.append("model_value_not_in_user_words")
+        elif any(_squash(c.value) == _squash(value) for c in kept):
+            continue
+        elif len(kept) < MAX_CONDITIONS:
+            kept.append(
+                StatedCondition(
+                    field=name.strip(),
+                    operator=operator,
+                    value=value,
+                    quote=" ".join(quote.split())[:400],
+                )
+            )
+    return kept, overrides
 
 
 def bare_name(item: str, quote: str, catalogue: Catalogue) -> bool:
@@ -136,7 +291,11 @@ TURN_SPAN = 100_000  # Reference.at: turn x TURN_SPAN + offset in the message
 
 
 def references(
-    previous: Notes, match: MatchResult, model: dict[str, tuple[Role, str]], items: set[str]
+    previous: Notes,
+    match: MatchResult,
+    model: dict[str, tuple[Role, str]],
+    items: set[str],
+    uses: dict[str, Use] | None = None,
 ) -> list[Reference]:
     """Every app referred to so far, with its latest role: this message's reading where it
     refers to the app, except that context never demotes an app still wanted."""
@@ -159,7 +318,8 @@ def references(
             by="model" if item in model else "rules",
             # The first use the user described stands: a later aside ("skip leads from
             # gmail.com") does not turn the Gmail step that sends into one that reads.
-            use=(before.use if kept and before and before.use else match.use(item)),
+            use=(uses or {}).get(item)  # a checked model's reading of this sentence first
+            or (before.use if kept and before and before.use else match.use(item)),
             at=before.at if kept and before else turn + min(match.offset(item), TURN_SPAN - 1),
         )
     for item, ref in list(known.items()):
@@ -356,7 +516,8 @@ def fold(
     transcript: the values and answers it holds are not asked for again.
     """
     user_text = as_words(user_text)
-    verdicts, overrides = accepted_roles(view, user_text, catalogue)
+    known = {r.id for r in previous.references} | set(previous.removed)
+    verdicts, overrides = accepted_roles(view, user_text, catalogue, known)
     match = with_verdicts(detect(user_text, catalogue), verdicts)
     noted = set(previous.mentioned_integrations) | set(previous.mentioned_tools)
     # "log it in Google Sheets; on second thought drop the sheet": a reference may point at
@@ -370,6 +531,11 @@ def fold(
         | taken_back(before, user_text, match, catalogue)
     )
     items, gone = fold_items(previous, match, referred_restorations(previous, match), removed)
+    uses, use_rules = accepted_uses(view, verdicts)
+    links, link_rules = accepted_links(previous, view, user_text, items, catalogue)
+    stated, stated_rules = accepted_stated(previous, view, user_text, items)
+    conditions, condition_rules = accepted_conditions(previous, view, user_text)
+    overrides += use_rules + link_rules + stated_rules + condition_rules
     score = confidence(items, user_text, view.confidence, catalogue, amending)
     summary, summary_rules = summary_of(view.summary, items, catalogue)
     notes = Notes(
@@ -378,7 +544,10 @@ def fold(
         mentioned_integrations=sorted(i for i in items if catalogue[i].kind == "integration"),
         mentioned_tools=sorted(i for i in items if catalogue[i].kind == "tool"),
         removed=sorted(gone),
-        references=references(previous, match, verdicts, items),
+        references=references(previous, match, verdicts, items, uses),
+        links=links,
+        stated=stated,
+        conditions=conditions,
         confidence_score=score,
         last_turn_id=turn_id,
     )

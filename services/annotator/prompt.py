@@ -17,7 +17,14 @@ Return JSON only. Fields:
 - apps: every catalogue item the latest message refers to (by name, a slip of a name, or what it does), each once, with
   role "wanted" (the workflow should use it), "turned_down" (ruled out, replaced or taken back) or "context"
   (history, someone else's tool, an option only wondered about, data such as an email domain, an ordinary word),
-  and the user's exact words that show it as evidence.
+  and the user's exact words that show it as evidence; for a wanted app, "use" when the
+  sentence says it: "event" (it starts the workflow), "source" (read from), "destination" (written to).
+- links (optional): how data moves between wanted apps, as the user described it, each
+  {"from": id, "to": id, "evidence": their words}.
+- values (optional): values the user stated for an app (a channel, an address, a table, a
+  label), each {"id": id, "text": the value exactly as written, "evidence": their words}.
+- conditions (optional): conditions the user stated ("only orders over 150"), each {"field":
+  what is tested, "operator": one of the listed, "value": exactly as written, "evidence": their words}.
 - confidence_score: 0..1, how complete the requirements are.
 - hints: at most one short question still worth asking.
 Catalogue ids:
@@ -62,6 +69,19 @@ BASE_TOKENS, TOKENS_PER_APP = 100, 40
 # Beyond the apps code found, the model may name two the rules missed (a function said in
 # other words: "get a text right away").
 MIN_APPS = 2
+# Optional claims about the flow per message; a model that makes none spends nothing on them.
+MAX_LINKS, MAX_VALUES, MAX_CONDITIONS = 4, 4, 2
+OPERATORS = [
+    "equals",
+    "not_equals",
+    "contains",
+    "not_contains",
+    "greater_than",
+    "less_than",
+    "at_least",
+    "at_most",
+    "matches",
+]
 
 
 def max_tokens(referenced: int) -> int:
@@ -82,8 +102,37 @@ def output_schema(catalogue: Catalogue, referenced: int = MIN_APPS) -> dict[str,
             "id": ids,
             "role": {"type": "string", "enum": ["wanted", "turned_down", "context"]},
             "evidence": {"type": "string", "maxLength": 80},
+            "use": {"type": "string", "enum": ["event", "source", "destination"]},
         },
         "required": ["id", "role", "evidence"],
+        "additionalProperties": False,
+    }
+    evidence = {"type": "string", "maxLength": 80}
+    link = {
+        "type": "object",
+        "properties": {"from": ids, "to": ids, "evidence": evidence},
+        "required": ["from", "to", "evidence"],
+        "additionalProperties": False,
+    }
+    condition = {
+        "type": "object",
+        "properties": {
+            "field": {"type": "string", "maxLength": 40},
+            "operator": {"type": "string", "enum": OPERATORS},
+            "value": {"type": "string", "maxLength": 80},
+            "evidence": evidence,
+        },
+        "required": ["field", "operator", "value", "evidence"],
+        "additionalProperties": False,
+    }
+    value = {
+        "type": "object",
+        "properties": {
+            "id": ids,
+            "text": {"type": "string", "maxLength": 80},
+            "evidence": evidence,
+        },
+        "required": ["id", "text", "evidence"],
         "additionalProperties": False,
     }
     return {
@@ -93,6 +142,9 @@ def output_schema(catalogue: Catalogue, referenced: int = MIN_APPS) -> dict[str,
             "apps": {"type": "array", "items": verdict, "maxItems": referenced + MIN_APPS},
             "confidence_score": {"type": "number", "minimum": 0, "maximum": 1},
             "hints": {"type": "array", "items": {"type": "string", "maxLength": 80}, "maxItems": 1},
+            "links": {"type": "array", "items": link, "maxItems": MAX_LINKS},
+            "conditions": {"type": "array", "items": condition, "maxItems": MAX_CONDITIONS},
+            "values": {"type": "array", "items": value, "maxItems": MAX_VALUES},
         },
         "required": ["requirement_summary", "apps", "confidence_score", "hints"],
         "additionalProperties": False,

@@ -5,13 +5,14 @@ uses to write the configs (catalog/values), so what is shown is what will be bui
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from catalog import Catalogue
 from catalog.operations import operations_for
-from catalog.values.conditions import OPERATORS, Condition, stated_conditions
+from catalog.values.conditions import OPERATORS, Condition, stated_conditions, with_read
 from catalog.values.fromwords import value_from_text
+from schemas.turn import StatedCondition
 
 # Properties whose value is wording the workflow writes, not a setting a person checks.
 WORDING = {"message_template", "body", "text", "title_template", "description_template"}
@@ -46,14 +47,14 @@ def step_values(
     return shown[:MAX_VALUES]
 
 
-def condition_lines(words: str, steps: Collection[str] | None = None) -> list[str]:
+def condition_lines(
+    words: str, steps: Collection[str] | None = None, read: Sequence[StatedCondition] = ()
+) -> list[str]:
     """'Only when amount is over 150 ("...")' for each condition the user stated, with the
-    user's words, so a person can check the reading; `steps`: the workflow's."""
-    return (
-        [f'Only when {describe(c)} ("{c.quote[:120]}")' for c in stated_conditions(words, steps)]
-        if words
-        else []
-    )
+    user's words, so a person can check the reading; `steps`: the workflow's; `read`: the
+    conditions a checked model read beside code's (Notes.conditions)."""
+    found = with_read(stated_conditions(words, steps) if words else [], read, words)
+    return [f'Only when {describe(c)} ("{c.quote[:120]}")' for c in found]
 
 
 def describe(condition: Condition) -> str:

@@ -68,7 +68,7 @@ def confirmation_summary(
         [
             opening,
             *flow_lines(notes, catalogue, words),
-            *condition_lines(words, ordered(notes, catalogue)),
+            *condition_lines(words, ordered(notes, catalogue), notes.conditions),
             *left_out_lines(notes, catalogue),
             *to_fill_lines(notes),
             *item_lines(notes, catalogue),
@@ -95,9 +95,13 @@ def flow_lines(notes: Notes, catalogue: Catalogue, words: str = "") -> list[str]
 
     def parts(item: str) -> tuple[str, list[str]]:
         operation = operation_of(item, notes, catalogue)
-        return operation_name(item, operation).lower(), step_values(
-            item, operation, words, steps, catalogue
-        )
+        values = step_values(item, operation, words, steps, catalogue)
+        shown = " ".join(values).lower()
+        # What a checked model read that code's own reading does not show, in their words.
+        values += [
+            f'"{v.text}"' for v in notes.stated if v.id == item and v.text.lower() not in shown
+        ]
+        return operation_name(item, operation).lower(), values
 
     def line(item: str) -> str:
         what, values = parts(item)

@@ -18,7 +18,7 @@ from typing import Any
 from catalog import Catalogue
 from catalog.flow import noted_ids, operation_of, ordered, rank, trigger_of
 from schemas.plan import PlanNode
-from schemas.turn import Notes
+from schemas.turn import Notes, Stated
 
 __all__ = ["noted_ids", "operation_of", "rank", "trigger_of"]
 MAX_INSTRUCTION_CHARS = 400
@@ -89,11 +89,14 @@ def enforce(proposal: Proposal, notes: Notes, catalogue: Catalogue) -> tuple[lis
     kept, repairs = accepted(proposal.order, required, catalogue)
     group = lambda i: rank(i, catalogue, notes)[:2]  # noqa: E731
     by_rank = sorted(kept, key=group)  # stable: the model's order within a group
-    if by_rank != kept:
-        repairs.append("ordering")
     missing = [i for i in required if i not in kept]
     repairs.extend("missing_specialist" for _ in missing)
-    return sorted(by_rank + missing, key=group), repairs
+    final = sorted(by_rank + missing, key=group)
+    if notes.links:  # the flow the user described, as noted: it decides, not the proposal
+        final = ordered(notes, catalogue)
+    if [i for i in final if i in kept] != kept:
+        repairs.append("ordering")
+    return final, repairs
 
 
 def compile_plan(proposal: Proposal, notes: Notes, catalogue: Catalogue) -> Compiled:
@@ -110,6 +113,7 @@ def compile_plan(proposal: Proposal, notes: Notes, catalogue: Catalogue) -> Comp
                 specialist=item,
                 instructions=text or specialist_instruction(item, notes, catalogue),
                 operation=operation_of(item, notes, catalogue),
+                stated=stated_for(item, notes),
             )
         )
         nodes.append(
@@ -120,9 +124,15 @@ def compile_plan(proposal: Proposal, notes: Notes, catalogue: Catalogue) -> Comp
                 specialist=item,
                 instructions=config_instruction(item, catalogue),
                 operation=operation_of(item, notes, catalogue),
+                stated=stated_for(item, notes),
             )
         )
-    return Compiled(nodes + fixed_region(), repairs)
+    return Compiled(nodes + fixed_region(notes), repairs)
+
+
+def stated_for(item: str, notes: Notes) -> list[Stated]:
+    """The values the user stated for the step, as the notes hold them."""
+    return [v for v in notes.stated if v.id == item][:12]
 
 
 def config_instruction(item: str, catalogue: Catalogue) -> str:
@@ -130,14 +140,17 @@ def config_instruction(item: str, catalogue: Catalogue) -> str:
     return f"Normalise the {catalogue[item].name} draft config: fill defaults and validate it against its schema."
 
 
-def fixed_region() -> list[PlanNode]:
-    """Composer, save and summarizer: appended by code to every plan."""
+def fixed_region(notes: Notes | None = None) -> list[PlanNode]:
+    """Composer, save and summarizer: appended by code to every plan. The composer carries
+    the conditions a checked model read, for the document's filter steps."""
     return [
         PlanNode(
             kind="composer",
             node_id="composer",
             runner="composer",
             instructions="Assemble the workflow document from the config artifacts.",
+            conditions=list(notes.conditions) if notes is not None else [],
+            links=list(notes.links) if notes is not None else [],
         ),
         PlanNode(
             kind="save",

@@ -14,7 +14,8 @@ from typing import Any
 from catalog import Catalogue, find_mentions
 from catalog.flow import READ_ACTIONS
 from catalog.operations import operations_for
-from catalog.values.conditions import Condition, stated_conditions
+from catalog.values.conditions import Condition, stated_conditions, with_read
+from schemas.turn import StatedCondition
 from services.specialist import values
 from state.plan import PlanLog
 
@@ -78,7 +79,8 @@ def compose(
     for later in nodes[1:]:  # only the first node starts the run; a later event is read
         later["role"] = "source" if later["role"] == "trigger" else later["role"]
     steps = [n["id"] for n in nodes]
-    nodes, gates = with_conditions(nodes, stated_conditions(words, steps), catalogue)
+    conditions = with_read(stated_conditions(words, steps), read_conditions(plan), words)
+    nodes, gates = with_conditions(nodes, conditions, catalogue)
     return {
         "format": FORMAT,
         "workflow_id": workflow_id_for(plan.plan_id),
@@ -88,9 +90,19 @@ def compose(
         "trigger": trigger_of(nodes),
         "schedule": schedule_of(configs),
         "nodes": nodes,
-        "edges": [{"from": a, "to": b} for a, b in edges_of(nodes, gates)],
+        "edges": [{"from": a, "to": b} for a, b in edges_of(nodes, gates, read_links(plan))],
         "created_at": plan.created_at,
     }
+
+
+def read_links(plan: PlanLog) -> list[tuple[str, str]]:
+    """How data moves between steps where a checked model said so (on the composer node)."""
+    return [(k.source, k.target) for n in plan.nodes if n.kind == "composer" for k in n.links]
+
+
+def read_conditions(plan: PlanLog) -> list[StatedCondition]:
+    """The conditions a checked model read (the composer node carries them)."""
+    return [c for n in plan.nodes if n.kind == "composer" for c in n.conditions]
 
 
 def operations_of(plan: PlanLog) -> dict[str, str]:
@@ -191,21 +203,32 @@ def _gated(
     return gated if len(gated) < len(actions) else []
 
 
-def edges_of(nodes: list[dict[str, Any]], gates: Gates) -> list[tuple[str, str]]:
+def edges_of(
+    nodes: list[dict[str, Any]], gates: Gates, links: list[tuple[str, str]] | None = None
+) -> list[tuple[str, str]]:
     """Data flow: the steps in order, except that each gated step hangs off its condition,
-    which takes the data from the last step before it that is not a destination."""
+    which takes the data from the last step before it that is not a destination, or from
+    a later one the notes link to a gated step; a step the notes link from a gated one
+    follows it ("open a ticket if it's critical, then post the ticket's link to Slack")."""
     aside = set(gates) | {a for steps in gates.values() for a in steps}
     ids = [n["id"] for n in nodes]
     edges = list(pairwise([i for i in ids if i not in aside]))
     for condition, steps in gates.items():
         before = nodes[: ids.index(condition)]
         hubs = [n["id"] for n in before if n["id"] not in aside and n["role"] != "action"]
+        earlier = [i for i in ids[: ids.index(condition)] if i not in aside]
+        hubs += [a for a, b in links or () if b in steps and a in earlier]
         hub = (
-            hubs[-1]
+            max(hubs, key=ids.index)
             if hubs
             else next((n["id"] for n in reversed(before) if n["id"] not in aside), None)
         )
         edges += ([(hub, condition)] if hub else []) + [(condition, step) for step in steps]
+    # A step the notes link to a gated one takes its data from it, not from the chain.
+    gated = {a for steps in gates.values() for a in steps}
+    for source, target in links or ():
+        if source in gated and target in ids and target not in aside:
+            edges = [(a, b) for a, b in edges if b != target] + [(source, target)]
     return edges
 
 

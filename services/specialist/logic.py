@@ -14,12 +14,13 @@ from typing import Any
 
 from catalog import CatalogueEntry
 from catalog.operations import load_operations
+from catalog.values import languages
 
 # fits and value_from_text are read here by cite.py and the tests too.
 from catalog.values.fromwords import check_strings
 from catalog.values.fromwords import fits as fits
 from catalog.values.fromwords import value_from_text as value_from_text
-from schemas.turn import ChatMessage
+from schemas.turn import ChatMessage, Stated
 from services.specialist import values
 from shared.model.jsonschema_lite import SchemaViolation, validate
 
@@ -142,6 +143,116 @@ def _grounded_value(
         ] if proposed is not None and proposed != extracted else []
     rule = None if proposed is None else values.problem(name, spec, proposed, words)
     return (None, [f"config_{rule}"]) if rule else (proposed, [])
+
+
+def carry_stated(
+    config: dict[str, Any],
+    entry: CatalogueEntry,
+    stated: Collection[Stated],
+    text: str,
+    operation: str | None = None,
+    apps: Collection[str] | None = None,
+) -> tuple[dict[str, Any], list[str]]:
+    """The config with every value the user stated for the step (PlanNode.stated).
+
+    A value a field already holds stays. Else it goes to the field code's own reading of
+    its quote fills with it (the address after "send it to", the folder after "save in"),
+    over whatever code had read there from elsewhere; else to the first required text field
+    still open (a placeholder nobody said) that it fits. Schema and plausibility checks
+    hold throughout; a value no field takes is left out and named, never forced."""
+    schema = schema_for(entry, operation)
+    words = values.content_words(text)
+    carried = dict(config)
+    fired: list[str] = []
+    kept = {" ".join(v.text.lower().split()) for v in stated}
+    required = set(schema.get("required", ()))
+    for said in stated:
+        if _holds(carried, said.text):
+            continue
+        fields = [
+            (name, spec, value)
+            for name, spec in _text_fields(schema)
+            if (value := _as_field(name, spec, said.text)) is not None
+            and values.problem(name, _item(spec), _plain(value), words) is None
+        ]
+        read = [
+            f
+            for f in fields
+            if _reads(entry.id, f[0], f[1], f[2], said.quote, schema, apps)
+            and not _holds({f[0]: carried.get(f[0], "")}, *kept)
+        ]
+        free = [
+            f
+            for f in fields
+            if f[0] in required
+            and not f[0].endswith("_template")  # a message's text, not a name or address
+            and _open(f[0], f[1], carried, text)
+        ]
+        if chosen := (read or free)[:1]:
+            name, _spec, value = chosen[0]
+            carried[name] = value
+            fired.append("config_value_stated")
+        else:
+            fired.append("config_stated_value_without_field")
+    return carried, fired
+
+
+def _as_field(name: str, spec: dict[str, Any], text: str) -> Any:
+    """The stated text as the field's value (a language's code for a language), if it fits."""
+    if name in values.LANGUAGE_FIELDS and text.lower() in languages.CODES:
+        text = languages.code(text)
+    candidate: Any = [text] if spec.get("type") == "array" else text
+    return candidate if fits(candidate, spec) else None
+
+
+def _plain(value: Any) -> Any:
+    return value[0] if isinstance(value, list) else value
+
+
+def _item(spec: dict[str, Any]) -> dict[str, Any]:
+    items: dict[str, Any] = spec.get("items", {})
+    return items if spec.get("type") == "array" else spec
+
+
+def _reads(
+    specialist: str,
+    name: str,
+    spec: dict[str, Any],
+    value: Any,
+    quote: str,
+    schema: dict[str, Any],
+    apps: Collection[str] | None,
+) -> bool:
+    """Code's reading of the quote fills the field with the value."""
+    found = value_from_text(specialist, name, spec, quote, schema["properties"], apps)
+    want = _plain(value)
+    got = " ".join(str(x) for x in found) if isinstance(found, list) else str(found or "")
+    return bool(found) and str(want).lower() in got.lower()
+
+
+def _holds(config: dict[str, Any], *texts: str) -> bool:
+    """Some field holds one of the texts, case and spacing aside."""
+    held = [" ".join(str(v).lower().split()) for v in config.values()]
+    return any(" ".join(t.lower().split()) in h for t in texts for h in held)
+
+
+def _text_fields(schema: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Fields that hold text, strings before lists of strings, in the schema's order."""
+    props = schema["properties"].items()
+    strings = [(n, s) for n, s in props if s.get("type") == "string" and "enum" not in s]
+    lists = [
+        (n, s)
+        for n, s in props
+        if s.get("type") == "array" and s.get("items", {}).get("type") == "string"
+    ]
+    return strings + lists
+
+
+def _open(name: str, spec: dict[str, Any], config: dict[str, Any], text: str) -> bool:
+    """Nobody stated the field's value: it is empty or holds its placeholder."""
+    if name not in config:
+        return True
+    return config[name] == default_value(name, spec) and not _said(config[name], text.lower())
 
 
 def default_value(name: str, spec: dict[str, Any]) -> Any:

@@ -166,11 +166,38 @@ MODEL_SETTLES = {
 }
 
 
+# The rules place steps as the user told them (the tone check first); "translate it ...
+# first" says data reaches the tone check through the translator. A model may say so, with
+# the user's words; the liar's claims about the flow are quotes nobody wrote.
+MODEL_ORDERS = {
+    "id": "model-orders",
+    "title": "An order only a model's judgement reads: translate before the tone check",
+    "turns": [
+        "When a customer leaves a review on our Shopify store, check the tone of it.",
+        "Translate it to English first, then post it in #support on Slack.",
+        "That's everything, please confirm.",
+    ],
+    "confirm": "Yes, build it.",
+    "expect": {
+        "integrations": ["shopify", "slack"],
+        "tools": ["sentiment", "translator"],
+        "absent": [],
+        "trigger": "shopify",
+        "order": [["translator", "sentiment"], ["sentiment", "slack"]],
+        "values": {"slack": ["#support"], "translator": ["en"]},
+    },
+}
+
+
 def run_scripted(kind: str, *paths: Path, report: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     argv = [sys.executable, "-m", "planwire", "eval", *map(str, paths)]
     argv += ["--report", str(report), "--scripted", kind]
     return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=400)
+
+
+def shapes(report: Path) -> dict[str, list[str]]:
+    return {c["id"]: c["shape"] for c in json.loads(report.read_text())["cases"]}
 
 
 def plans(report: Path) -> dict[str, list[str]]:
@@ -181,16 +208,19 @@ def test_scripted_models_through_the_real_annotator(stack, tmp_path):
     cases = tmp_path / "cases"
     cases.mkdir()
     (cases / "model-settles.json").write_text(json.dumps(MODEL_SETTLES))
+    (cases / "model-orders.json").write_text(json.dumps(MODEL_ORDERS))
     for name in ("support-triage.json", "invoice-digest.json"):
         (cases / name).write_text((CASES_DIR / name).read_text())
     rules = run_eval(stack.gateway_url, cases, report=tmp_path / "rules.json")
     assert "FAIL model-settles" in rules.stdout, rules.stdout + rules.stderr
     assert "microsoft_teams" not in plans(tmp_path / "rules.json")["model-settles"]
+    assert shapes(tmp_path / "rules.json")["model-orders"] == ["no path translator -> sentiment"]
 
     oracle = run_scripted("oracle", cases, report=tmp_path / "oracle.json")
     assert oracle.returncode == 0, oracle.stdout + oracle.stderr
-    assert "eval: 3/3 passed" in oracle.stdout.splitlines()[-1]
+    assert "eval: 4/4 passed" in oracle.stdout.splitlines()[-1]
     assert "microsoft_teams" in plans(tmp_path / "oracle.json")["model-settles"]
 
     liar = run_scripted("liar", cases, report=tmp_path / "liar.json")
     assert plans(tmp_path / "liar.json") == plans(tmp_path / "rules.json"), liar.stdout
+    assert shapes(tmp_path / "liar.json") == shapes(tmp_path / "rules.json"), liar.stdout

@@ -10,17 +10,15 @@ from __future__ import annotations
 from catalog import Catalogue
 from planwire import scripted
 from schemas.turn import Notes
+from services.annotator.handlers import view_from
 from services.annotator.logic import ModelView
 from tests.support.replay import ModelScript
 
 
 def _as_model(script: scripted.Script) -> ModelScript:
     def answer(notes: Notes, text: str) -> ModelView:
-        verdicts = script(notes.model_dump(), text)
-        of = lambda role: tuple((i, q) for i, r, q in verdicts if r == role)  # noqa: E731
-        return ModelView(
-            mentions=of("wanted"), removals=of("turned_down"), context=of("context"), confidence=0.5
-        )
+        # Through the annotator's own reader of a model's JSON, as on the stack.
+        return view_from(scripted.as_json(script(notes.model_dump(), text)))
 
     return answer
 

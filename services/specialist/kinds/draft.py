@@ -25,6 +25,8 @@ async def produce(step: Step, deps: Deps) -> tuple[str, dict[str, Any]]:
     if data != heuristic:
         data, fired = logic.ground(data, entry, words, operation, apps)
         record_overrides("specialist", fired)
+    data, carried = logic.carry_stated(data, entry, node.stated, words, operation, apps)
+    record_overrides("specialist", carried)
     try:
         logic.check(data, entry, operation)
     except logic.ConfigInvalid as exc:
