@@ -30,6 +30,7 @@ class Deps(HandlerDeps):
     catalogue: Catalogue
     published: Publisher[NotesUpdated]
     threshold: Annotated[float, Setting("ready_threshold")]
+    claims: Annotated[bool, Setting("model_extra_claims")] = True
 
 
 @handles("annotator", claim=lambda event: event.phase == Phase.GATHERING)
@@ -108,7 +109,7 @@ async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic
     else:
         earlier, history = await recall.earlier_block(deps.redis, context, mentions), []
     messages = [
-        {"role": "system", "content": prompt.system_prompt(deps.catalogue)},
+        {"role": "system", "content": prompt.system_prompt(deps.catalogue, deps.claims)},
         *history,
         {
             "role": "user",
@@ -119,9 +120,9 @@ async def propose(previous: Notes, context: ContextTrimmed, deps: Deps) -> logic
     result = await deps.model.structured(
         "annotator",
         messages,
-        prompt.output_schema(deps.catalogue, referenced),
+        prompt.output_schema(deps.catalogue, referenced, deps.claims),
         fallback=dict,
-        max_tokens=prompt.max_tokens(referenced),
+        max_tokens=prompt.max_tokens(referenced, deps.claims),
     )
     return view_from(result.data)
 

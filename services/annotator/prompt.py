@@ -17,26 +17,33 @@ Return JSON only. Fields:
 - apps: every catalogue item the latest message refers to (by name, a slip of a name, or what it does), each once, with
   role "wanted" (the workflow should use it), "turned_down" (ruled out, replaced or taken back) or "context"
   (history, someone else's tool, an option only wondered about, data such as an email domain, an ordinary word),
-  and the user's exact words that show it as evidence; for a wanted app, "use" when the
-  sentence says it: "event" (it starts the workflow), "source" (read from), "destination" (written to).
-- links (optional): how data moves between wanted apps, as the user described it, each
-  {"from": id, "to": id, "evidence": their words}.
-- values (optional): values the user stated for an app (a channel, an address, a table, a
-  label), each {"id": id, "text": the value exactly as written, "evidence": their words}.
-- conditions (optional): conditions the user stated ("only orders over 150"), each {"field":
-  what is tested, "operator": one of the listed, "value": exactly as written, "evidence": their words}.
+  and the user's exact words that show it as evidence.
 - confidence_score: 0..1, how complete the requirements are.
 - hints: at most one short question still worth asking.
-Catalogue ids:
 """
+# How the flow runs: offered to a model that can judge it (ModelSettings.model_extra_claims).
+CLAIMS = """Also, where the latest message says so, each with the user's exact words as evidence:
+- on a wanted app, "use": "event" (it starts the workflow), "source" (read from) or "destination" (written to);
+- links: how data moves between wanted apps, each {"from": id, "to": id, "evidence"};
+- values: values stated for an app (a channel, an address, a table, a label), each
+  {"id": id, "text": the value exactly as written, "evidence"};
+- conditions: conditions stated ("only orders over 150"), each {"field", "operator": one of
+  the listed, "value": exactly as written, "evidence"}.
+"""
+CATALOGUE_IDS = "Catalogue ids:\n"
 
 
-def system_prompt(catalogue: Catalogue) -> str:
+def system_prompt(catalogue: Catalogue, claims: bool = True) -> str:
     """Instructions plus the catalogue ids: identical on every call, so it is cached.
 
     Ids only: aliases are the matcher's job, and every prompt token costs ~7 ms on 2 cores.
     """
-    return INSTRUCTIONS + ", ".join(e.id for e in catalogue.entries)
+    return (
+        INSTRUCTIONS
+        + (CLAIMS if claims else "")
+        + CATALOGUE_IDS
+        + ", ".join(e.id for e in catalogue.entries)
+    )
 
 
 def user_prompt(previous: Notes, last_reply: str, user_text: str) -> str:
@@ -84,25 +91,33 @@ OPERATORS = [
 ]
 
 
-def max_tokens(referenced: int) -> int:
+# A claim about the flow (a link, a value, a condition) ~35 tokens.
+TOKENS_PER_CLAIM = 35
+
+
+def max_tokens(referenced: int, claims: bool = True) -> int:
     """The completion budget for a message that refers to this many apps."""
-    return BASE_TOKENS + TOKENS_PER_APP * (referenced + MIN_APPS)
+    extra = TOKENS_PER_CLAIM * (MAX_LINKS + MAX_VALUES + MAX_CONDITIONS) if claims else 0
+    return BASE_TOKENS + TOKENS_PER_APP * (referenced + MIN_APPS) + extra
 
 
-def output_schema(catalogue: Catalogue, referenced: int = MIN_APPS) -> dict[str, Any]:
+def output_schema(
+    catalogue: Catalogue, referenced: int = MIN_APPS, claims: bool = True
+) -> dict[str, Any]:
     """Bounded JSON schema: a truncated constrained output would be invalid JSON.
 
     The number of verdicts is bounded by the apps the message refers to plus two it may find,
     so a weak model that fills every array to its maximum still fits the token budget.
     """
     ids = {"type": "string", "enum": [e.id for e in catalogue.entries]}
+    use = {"use": {"type": "string", "enum": ["event", "source", "destination"]}}
     verdict = {
         "type": "object",
         "properties": {
             "id": ids,
             "role": {"type": "string", "enum": ["wanted", "turned_down", "context"]},
             "evidence": {"type": "string", "maxLength": 80},
-            "use": {"type": "string", "enum": ["event", "source", "destination"]},
+            **(use if claims else {}),
         },
         "required": ["id", "role", "evidence"],
         "additionalProperties": False,
@@ -135,6 +150,11 @@ def output_schema(catalogue: Catalogue, referenced: int = MIN_APPS) -> dict[str,
         "required": ["id", "text", "evidence"],
         "additionalProperties": False,
     }
+    offered = {
+        "links": {"type": "array", "items": link, "maxItems": MAX_LINKS},
+        "values": {"type": "array", "items": value, "maxItems": MAX_VALUES},
+        "conditions": {"type": "array", "items": condition, "maxItems": MAX_CONDITIONS},
+    }
     return {
         "type": "object",
         "properties": {
@@ -142,9 +162,7 @@ def output_schema(catalogue: Catalogue, referenced: int = MIN_APPS) -> dict[str,
             "apps": {"type": "array", "items": verdict, "maxItems": referenced + MIN_APPS},
             "confidence_score": {"type": "number", "minimum": 0, "maximum": 1},
             "hints": {"type": "array", "items": {"type": "string", "maxLength": 80}, "maxItems": 1},
-            "links": {"type": "array", "items": link, "maxItems": MAX_LINKS},
-            "conditions": {"type": "array", "items": condition, "maxItems": MAX_CONDITIONS},
-            "values": {"type": "array", "items": value, "maxItems": MAX_VALUES},
+            **(offered if claims else {}),
         },
         "required": ["requirement_summary", "apps", "confidence_score", "hints"],
         "additionalProperties": False,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.model.chaos import ChaosModel
@@ -48,6 +48,11 @@ class ModelSettings(BaseSettings):
 
     model: Literal["heuristic", "openai", "local", "chaos"] = "heuristic"
     model_base_url: str | None = None
+    # Whether prompts invite claims beyond the required answer (the annotator's links, values
+    # and conditions, docs/understanding.md): each costs prompt and completion tokens, and a
+    # 135M local model only fills them with noise code then refuses. Unset: every backend but
+    # the local model.
+    model_extra_claims: bool | None = None
     model_name: str = "smollm2-135m"
     model_api_key: SecretStr = SecretStr("not-needed")
     model_timeout_s: float = 30.0
@@ -67,6 +72,13 @@ class ModelSettings(BaseSettings):
     # (planwire bench --model-first-token-ms/--model-token-ms; shared/model/streaming.py).
     model_first_token_ms: float = Field(default=0.0, ge=0)
     model_token_ms: float = Field(default=0.0, ge=0)
+
+    @model_validator(mode="after")
+    def _resolve_claims(self) -> ModelSettings:
+        if self.model_extra_claims is None:
+            local = self.model == "local" or (self.model == "chaos" and self.chaos_inner == "local")
+            self.model_extra_claims = not local
+        return self
 
     @property
     def model_backend(self) -> str:

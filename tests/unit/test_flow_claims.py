@@ -252,3 +252,19 @@ def test_the_confirmation_shows_the_flow_values_and_conditions_a_model_read():
     ]
     assert "#support" in steps[2]
     assert "Only when rating at most 2" in text
+
+
+def test_claims_are_offered_to_a_capable_model_only():
+    from services.annotator import prompt
+    from shared.model.service import ModelServiceSettings
+
+    assert ModelServiceSettings(model="openai").model_extra_claims is True
+    assert ModelServiceSettings(model="local").model_extra_claims is False
+    assert ModelServiceSettings(model="local", model_extra_claims=True).model_extra_claims is True
+    offered = prompt.output_schema(CATALOGUE, 2, claims=True)
+    plain = prompt.output_schema(CATALOGUE, 2, claims=False)
+    assert {"links", "values", "conditions"} <= set(offered["properties"])
+    assert not {"links", "values", "conditions"} & set(plain["properties"])
+    assert "use" not in plain["properties"]["apps"]["items"]["properties"]
+    assert len(prompt.system_prompt(CATALOGUE, False)) < len(prompt.system_prompt(CATALOGUE, True))
+    assert prompt.max_tokens(2, False) < prompt.max_tokens(2, True)
