@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -100,6 +100,9 @@ Operator = Literal[
     "at_most",
     "matches",
 ]
+
+
+OPERATORS: tuple[Operator, ...] = get_args(Operator)
 
 
 class StatedCondition(BaseModel):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
+from typing import get_args
 
 from catalog import (
     Catalogue,
@@ -21,10 +22,10 @@ from catalog import (
     taken_back_from,
 )
 from schemas.turn import (
+    OPERATORS,
     ChatMessage,
     Link,
     Notes,
-    Operator,
     Reference,
     Role,
     Stated,
@@ -127,7 +128,7 @@ def accepted_roles(
     return accepted, overrides
 
 
-USES: tuple[Use, ...] = ("event", "source", "destination")
+USES: tuple[Use, ...] = get_args(Use)
 MAX_LINKS, MAX_STATED = 40, 60
 
 
@@ -212,17 +213,6 @@ def accepted_stated(
     return kept, overrides
 
 
-OPERATORS: tuple[Operator, ...] = (
-    "equals",
-    "not_equals",
-    "contains",
-    "not_contains",
-    "greater_than",
-    "less_than",
-    "at_least",
-    "at_most",
-    "matches",
-)
 FIELD = re.compile(r"^[\w .-]{1,100}$")
 MAX_CONDITIONS = 20
 

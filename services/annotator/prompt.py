@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from catalog import Catalogue
-from schemas.turn import ChatMessage, Notes
+from schemas.turn import OPERATORS, ChatMessage, Notes
 from shared.model.quoting import quoted_user_text
 
 INSTRUCTIONS = """You are a requirements annotator for an automation builder.
@@ -78,17 +78,6 @@ BASE_TOKENS, TOKENS_PER_APP = 100, 40
 MIN_APPS = 2
 # Optional claims about the flow per message; a model that makes none spends nothing on them.
 MAX_LINKS, MAX_VALUES, MAX_CONDITIONS = 4, 4, 2
-OPERATORS = [
-    "equals",
-    "not_equals",
-    "contains",
-    "not_contains",
-    "greater_than",
-    "less_than",
-    "at_least",
-    "at_most",
-    "matches",
-]
 
 
 # A claim about the flow (a link, a value, a condition) ~35 tokens.
@@ -133,7 +122,7 @@ def output_schema(
         "type": "object",
         "properties": {
             "field": {"type": "string", "maxLength": 40},
-            "operator": {"type": "string", "enum": OPERATORS},
+            "operator": {"type": "string", "enum": list(OPERATORS)},
             "value": {"type": "string", "maxLength": 80},
             "evidence": evidence,
         },
