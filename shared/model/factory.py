@@ -50,8 +50,8 @@ class ModelSettings(BaseSettings):
     model_base_url: str | None = None
     # Whether prompts invite claims beyond the required answer (the annotator's links, values
     # and conditions, docs/understanding.md): each costs prompt and completion tokens, and a
-    # 135M local model only fills them with noise code then refuses. Unset: every backend but
-    # the local model.
+    # 135M local model cannot judge them at ~7 ms a token. Unset: every backend but the local
+    # model.
     model_extra_claims: bool | None = None
     model_name: str = "smollm2-135m"
     model_api_key: SecretStr = SecretStr("not-needed")
