@@ -12,6 +12,7 @@ import re
 
 from catalog.schedule import EVENT, schedule_hits
 from catalog.structure import routine_of_others
+from catalog.values.clock import spoken
 from catalog.values.owners import sentence_span
 
 CRON_LITERAL = re.compile(r"(?<!\S)((?:[\d*/,-]+\s+){4}[\d*/,A-Za-z-]+)(?!\S)")
@@ -82,12 +83,14 @@ MOVED = re.compile(
 
 def _moved(after: str) -> list[tuple[int, int]]:
     """The time a later message moves the schedule to, if one does."""
+    after = spoken(after)
     moves = [m for m in MOVED.finditer(after) if _times(after[m.end() : m.end() + 12])]
     return _times(after[moves[-1].end() : moves[-1].end() + 12])[:1] if moves else []
 
 
 def _read(sentence: str) -> tuple[str | None, list[tuple[int, int]]]:
     """(day fields, or a period's whole cron; clock times) that a schedule sentence states."""
+    sentence = spoken(sentence)
     for pattern, fields in PERIODS:
         if found := re.search(pattern, sentence):
             return fields.format(*found.groups()) + " * * *", []
