@@ -87,6 +87,12 @@ class Stated(BaseModel):
     id: str = Field(max_length=64, description="Catalogue id of the step the value is for.")
     text: str = Field(min_length=1, max_length=200, description="The value, as the user wrote it.")
     quote: str = Field(default="", max_length=400, description="The user's words around it.")
+    field: str = Field(
+        default="",
+        max_length=64,
+        pattern=r"^(?:[a-z][a-z0-9_]*)?$",
+        description="The config field it goes in, when a model named one the app's operations have.",
+    )
 
 
 Operator = Literal[
