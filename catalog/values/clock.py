@@ -21,7 +21,7 @@ AFTER = re.compile(rf"\b{HOUR}\s+(" + "|".join(map(re.escape, MINUTES)) + r")(?!
 # "at seven" only where a time ends there ("at seven, every day"), not "at one point".
 AT = re.compile(
     rf"\b(at|around|about|by)\s+{HOUR}\b"
-    r"(?=\s*(?:$|[,.;:!?)]|[ap]\.?m\b|in\s+the\b|sharp\b|on\b|every\b|each\b|daily\b|and\b))"
+    r"(?=\s*(?:$|[,;!?)]|[.:](?!\d)|[ap]\.?m\b|in\s+the\b|sharp\b|on\b|every\b|each\b|daily\b|and\b))"
 )
 
 
@@ -29,13 +29,16 @@ def spoken(sentence: str) -> str:
     """The sentence with each time said in words written as digits; the rest unchanged."""
     out = PAST.sub(lambda m: _clock(m[2], 30 if m[1] == "half" else 15), sentence)
     out = TO.sub(lambda m: _clock(m[1], 45, back=True), out)
-    out = AFTER.sub(lambda m: _clock(m[1], MINUTES[m[2]]), out)
+    # "six o'clock" is the hour as "at 6" says it, so a part of the day beside it still counts.
+    out = AFTER.sub(
+        lambda m: _clock(m[1], MINUTES[m[2]]) if MINUTES[m[2]] else str(_hour(m[1])), out
+    )
     out = HALF.sub(lambda m: _clock(m[1], 30), out)
     return AT.sub(lambda m: f"{m[1]} {_hour(m[2])}", out)
 
 
 def _clock(hour: str, minute: int, back: bool = False) -> str:
-    """"8:30" for ("eight", 30); quarter to one is 12:45."""
+    """ "8:30" for ("eight", 30); quarter to one is 12:45."""
     number = _hour(hour) - back
     return f"{number or 12}:{minute:02d}"
 

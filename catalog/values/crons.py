@@ -136,8 +136,8 @@ def _times(sentence: str) -> list[tuple[int, int]]:
             continue
         if meridiem:
             hour = hour % 12 + (12 if meridiem == "p" else 0)
-        elif hour < 12 and not m[1] and _later(sentence[max(0, m.start() - NEAR) : m.end() + NEAR]):
-            hour += 12
+        elif hour < 12 and not (m[1] or "").startswith("0") and _later(_around(sentence, m)):
+            hour += 12  # "at 9 every night", "6:30 in the evening"; "06:30" is a 24-hour clock
         if hour <= 23 and minute <= 59:
             found.append((hour, minute))
     military = list(MILITARY.finditer(sentence))
@@ -147,6 +147,10 @@ def _times(sentence: str) -> list[tuple[int, int]]:
         if not found and re.search(rf"\b{word}\b", sentence) and word in ("noon", "midnight"):
             found.append((hour, 0))
     return found
+
+
+def _around(sentence: str, m: re.Match[str]) -> str:
+    return sentence[max(0, m.start() - NEAR) : m.end() + NEAR]
 
 
 def _later(around: str) -> bool:

@@ -27,6 +27,10 @@ CATALOGUE = load_catalogue()
         ("each day at nine o'clock", "0 9 * * *"),
         ("half eight every morning", "30 8 * * *"),
         ("every Sunday at quarter past 6 in the morning", "15 6 * * 0"),
+        # A part of the day beside the time counts as it does for "at 6".
+        ("every Friday evening at 6 o'clock", "0 18 * * 5"),
+        ("every day at half past six in the evening", "30 18 * * *"),
+        ("every day at 06:30 in the evening", "30 6 * * *"),  # a 24-hour clock
     ],
 )
 def test_a_time_said_in_words_is_read_as_the_clock_says_it(said, time):
