@@ -35,7 +35,8 @@ def claim(value: str, text: str, quotes: Quotes, sentences: list[str]) -> tuple[
         found = quotes(text, named[0]) if named else []
         return (value.lower(), found[0]) if found else None
     if claimed.CRON.match(value):
-        said = [w for s in sentences for w in _windows(s) if crons.cron(w) == value]
+        timed = [s for s in sentences if crons.cron(s) == value]  # windows only of those
+        said = [w for s in timed for w in _windows(s) if crons.cron(w) == value]
         return (value, said[0]) if said else None
     return None
 
