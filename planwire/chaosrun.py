@@ -25,9 +25,10 @@ from redis.asyncio import Redis
 from planwire.chaos import Fault, SessionRun, Verdict, comparable, schedule, verdict
 from planwire.client import SessionClient
 from planwire.evaluate import MAX_NUDGES, NUDGE, Case
+from planwire.specs import RUNNERS
 from planwire.stack import EmbeddedStack
-from planwire.topology import RUNNERS, SERVICES
 from schemas.topics import all_topics
+from schemas.topology import SERVICES
 from state import artifacts
 from state import plan as plan_log
 
