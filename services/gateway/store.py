@@ -99,10 +99,12 @@ return {0, phase}
 # The same, for a turn posted under an Idempotency-Key (KEYS[3], its remembered record): the
 # position is written into the record, so the first request and every retry of it (one that
 # found the first died before publishing, or one racing it) publish the same turn, numbered
-# once. Returns {position or 0, phase}.
+# once, with the phase it was numbered in. Returns {position or 0, phase}.
 _NUMBER_TURN_ONCE = """
 local record = cjson.decode(redis.call('GET', KEYS[3]) or '{}')
-if record['seq'] then return {record['seq'], redis.call('GET', KEYS[1]) or ARGV[2]} end
+if record['seq'] then
+  return {record['seq'], record['phase'] or redis.call('GET', KEYS[1]) or ARGV[2]}
+end
 local phase = redis.call('GET', KEYS[1]) or ARGV[2]
 for i = 2, #ARGV do
   if phase == ARGV[i] then
@@ -110,6 +112,7 @@ for i = 2, #ARGV do
     if position == 1 then redis.call('EXPIRE', KEYS[2], ARGV[1]) end
     if next(record) ~= nil then
       record['seq'] = position
+      record['phase'] = phase
       redis.call('SET', KEYS[3], cjson.encode(record), 'KEEPTTL')
     end
     return {position, phase}
@@ -265,7 +268,9 @@ class SessionStore(RedisStore):
 
         An absent phase reads as the first of `open_phases` (a session starts gathering).
         With `remembered` (an Idempotency-Key's record, see `idem_key`), the turn is numbered
-        once for the key: a retry gets the position the first request took, phase or not.
+        once for the key: a retry gets the position and the phase the first request took, so
+        a turn it republishes is the same event, routed the same way, even when that first
+        publication already moved the phase (a confirmation summary sent meanwhile).
         """
         keys = [session.phase_key(session_id), session_key(session_id, "turns")]
         if remembered is None:

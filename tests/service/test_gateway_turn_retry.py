@@ -10,7 +10,9 @@ import httpx
 import pytest_asyncio
 from redis.asyncio import Redis
 
+from schemas.turn import Phase
 from services.gateway.store import SessionStore
+from state import session
 from tests.support.gateway_api import gateway_app
 
 HEADERS = {"Authorization": "Bearer key-acme"}
@@ -87,3 +89,31 @@ async def test_the_same_key_with_another_text_is_refused(api):
     other = await post(client, session_id, "Email the team instead.", "turn-b")
     assert other.status_code == 422 and "Idempotency-Key" in other.json()["detail"]
     assert len(turns.sent) == 1
+
+
+async def test_a_retry_republishes_the_turn_as_it_was_routed_though_the_phase_moved_since(
+    api, redis_url, monkeypatch
+):
+    # The first request published its turn and died before marking it published; the turn
+    # reached the conversation, which moved the session to confirming. The retry must send
+    # the same event (phase gathering): read anew, the phase would route the one turn to the
+    # classifier too, and the user would get a confirmation summary and "confirmed" at once.
+    client, turns, session_id = api
+
+    async def dying(*_args: Any) -> None:
+        raise ConnectionError("the gateway died after publishing")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(SessionStore, "mark_published", dying)
+        patch.setattr(SessionStore, "forget", dying)
+        with contextlib.suppress(ConnectionError):
+            await post(client, session_id, "That's all, please confirm.", "turn-n")
+    redis = Redis.from_url(redis_url, decode_responses=True)
+    assert await session.advance(redis, session_id, Phase.GATHERING, Phase.CONFIRMING)
+    await redis.aclose()
+
+    again = await post(client, session_id, "That's all, please confirm.", "turn-n")
+    assert again.status_code == 202
+    first, retried = turns.sent
+    assert retried.phase == first.phase == Phase.GATHERING
+    assert (retried.event_id, retried.turn_seq) == (first.event_id, first.turn_seq)
