@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import random
 import time
 from typing import Any
@@ -32,16 +33,19 @@ from planwire.chaos import (
     verdict,
     window_for,
 )
-from planwire.client import SessionClient
+from planwire.client import SessionClient, retry_delay
 from planwire.evaluate import MAX_NUDGES, NUDGE, Case
+from planwire.procs import StackError
 from planwire.stack import EmbeddedStack
 from planwire.topology import RUNNERS, SERVICES, replica_of
 from schemas.topics import all_topics
 from state import artifacts
 from state import plan as plan_log
 
-RETRY_S = 0.3
 SETTLE_S = 5.0  # after the last session: time for a late duplicate to show up
+# How long a restarted part may take to serve before the run says so and goes on: the
+# sessions then show whether it served in the end (`run_faults`).
+RESTART_WAIT_S = 120.0
 
 
 class RetryingSession(SessionClient):
@@ -53,15 +57,23 @@ class RetryingSession(SessionClient):
         self.sent: list[str] = []
 
     async def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        """Send until the gateway answers with anything but a 5xx (or the timeout passes)."""
+        """Send until the gateway answers with anything but a 5xx (or the timeout passes).
+
+        Between tries it waits as the event stream does: the gateway's Retry-After, else
+        doubling from 0.2 s to 5 s. A fixed short wait made 200 sessions a flood that kept a
+        restarted gateway from ever answering its readiness probe.
+        """
         async with asyncio.timeout(self.timeout_s):
-            while True:
+            for tries in itertools.count(1):
+                retry_after = None
                 with contextlib.suppress(httpx.TransportError):
                     response = await self.http.request(method, path, **kwargs)
                     if response.status_code < 500:
                         response.raise_for_status()
                         return response
-                await asyncio.sleep(RETRY_S)
+                    retry_after = response.headers.get("Retry-After")
+                await asyncio.sleep(retry_delay(retry_after, tries))
+        raise AssertionError("unreachable")  # itertools.count never ends
 
     async def __aenter__(self) -> RetryingSession:
         headers = {"Idempotency-Key": f"{self.key_prefix}-session"}
@@ -185,8 +197,9 @@ async def run_faults(stack: EmbeddedStack, plan: list[Fault], log: Any) -> int:
     """Carry out the kill plan; returns the number of kills.
 
     Each part follows its own faults in order: killed at its moment, started again after its
-    delay, and killed again only once that restart serves (so a slow restart delays that
-    part's next kill, never another part's).
+    delay, and killed again only once that restart serves or RESTART_WAIT_S has passed (a
+    slow restart delays that part's next kill, never another part's; it is printed, and
+    the run goes on rather than ending without a verdict).
     """
     started = time.monotonic()
     by_target: dict[str, list[Fault]] = {}
@@ -199,7 +212,10 @@ async def run_faults(stack: EmbeddedStack, plan: list[Fault], log: Any) -> int:
             await asyncio.to_thread(stack.kill, fault.target)
             log(f"{time.monotonic() - started:6.1f}s kill {fault.target} (back in {fault.down_s}s)")
             await asyncio.sleep(fault.down_s)
-            await stack.restart(fault.target, timeout_s=120.0)
+            try:
+                await stack.restart(fault.target, timeout_s=RESTART_WAIT_S)
+            except StackError as exc:  # started, but slow to serve: the sessions will tell
+                log(f"{time.monotonic() - started:6.1f}s restart of {fault.target}: {exc}")
         return len(faults)
 
     return sum(await asyncio.gather(*(follow(f) for f in by_target.values())))
