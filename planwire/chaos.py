@@ -70,11 +70,21 @@ class SessionRun:
     step_effects: dict[str, int] = field(default_factory=dict)
     workflow: dict[str, Any] | None = None
     error: str | None = None
+    session_id: str = ""
 
     @property
     def completed(self) -> bool:
         """The session ended with a built workflow."""
         return self.workflow is not None and self.completions >= 1
+
+    def harms(self) -> list[str]:
+        """What went wrong in this session, for finding it afterwards in Redis and the logs."""
+        found = [f"turn {t} never answered" for t in self.sent if not self.replies.get(t)]
+        found += [f"turn {t} answered {n} times" for t, n in self.replies.items() if n > 1]
+        if self.completions > 1:
+            found.append(f"completed {self.completions} times")
+        found += [f"step {node} stored {n} times" for node, n in self.step_effects.items() if n > 1]
+        return found
 
 
 @dataclass(frozen=True)

@@ -120,7 +120,7 @@ async def play(session: RetryingSession, case: Case) -> None:
 def observed(session: RetryingSession, case: Case, error: str | None) -> SessionRun:
     """What the client saw: accepted turns, replies per turn, completions (distinct events)."""
     events = {e.id: e for e in session.seen}.values()
-    run = SessionRun(case.id, sent=list(session.sent), error=error)
+    run = SessionRun(case.id, sent=list(session.sent), error=error, session_id=session.session_id)
     for event in events:
         if event.type == "reply":
             turn = str(event.data.get("turn_id"))
@@ -294,6 +294,8 @@ async def run_chaos(
     for run in runs:
         if run.error:
             log(f"session {run.case_id}: {run.error}")
+        if harms := run.harms():
+            log(f"session {run.case_id} {run.session_id}: {'; '.join(harms)}")
     reference = {r.case_id: r.workflow or {} for r in references}
     replicas = max(stack.replicas.values(), default=1)
     counted = verdict(

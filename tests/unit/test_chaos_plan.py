@@ -121,3 +121,14 @@ def test_per_run_ids_do_not_make_workflows_differ():
     other = {**DOC, "workflow_id": "wf-2", "session_id": "s2", "plan_id": "p2", "created_at": "u"}
     assert comparable(other) == comparable(DOC)
     assert Fault(1.0, "a", 0.5) < Fault(2.0, "a", 0.5)
+
+
+def test_a_harmed_session_says_what_went_wrong_so_it_can_be_found():
+    harmed = run(replies={"t1": 2}, completions=2, step_effects={"n1": 2, "n2": 1})
+    assert harmed.harms() == [
+        "turn t2 never answered",
+        "turn t1 answered 2 times",
+        "completed 2 times",
+        "step n1 stored 2 times",
+    ]
+    assert run().harms() == []
