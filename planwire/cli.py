@@ -461,6 +461,7 @@ def soak(
         stack.stop()
     errors = ", ".join(f"{k} {n}" for k, n in report.errors.items()) or "none"
     typer.echo(
+        f"turns/s: {report.achieved} answered on average (paced at {report.rate}); "
         f"conversations completed: {report.sessions}; errors: {errors}; logs: {stack.log_dir}"
     )
     for line in report.table():

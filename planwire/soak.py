@@ -113,6 +113,12 @@ class SoakReport:
     ramp: list[tuple[int, float]] = field(default_factory=list)
 
     @property
+    def achieved(self) -> float:
+        """Turns answered per second over the stated minutes (below `rate` when the sessions
+        could not keep up)."""
+        return round(self.turns / (self.minutes * 60), 2) if self.minutes else 0.0
+
+    @property
     def baseline_s(self) -> float:
         """When growth is measured from."""
         return baseline_s(self.minutes)
@@ -166,6 +172,7 @@ class SoakReport:
             "minutes": self.minutes,
             "rate_turns_per_s": self.rate,
             "rate_source": self.rate_source,
+            "achieved_turns_per_s": self.achieved,
             "ramp": [{"sessions": n, "turns_per_s": r} for n, r in self.ramp],
             "turns": self.turns,
             "sessions_completed": self.sessions,

@@ -33,6 +33,7 @@ def test_half_a_minute_at_half_the_ramps_saturation_loses_nothing(tmp_path):
     figures = json.loads(report.read_text())
     assert int(turns) == figures["turns"] > 0 and int(lost) == figures["lost"] == 0
     assert int(errors) == 0 and figures["errors"] == {} and figures["sessions_completed"] > 0
+    assert figures["achieved_turns_per_s"] == round(figures["turns"] / 30, 2)
     # The rate is half the best ramp step's, and the output says where it came from.
     best = max(step["turns_per_s"] for step in figures["ramp"])
     assert figures["rate_turns_per_s"] == round(best / 2, 2)

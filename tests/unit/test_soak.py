@@ -102,6 +102,7 @@ def test_the_verdict_names_the_planwire_process_that_grew_most_and_shows_the_dat
         "data holders valkey +300.0%"
     )
     assert result.to_json()["rss_growth_max_process"] == "annotator"
+    assert result.achieved == 3.0  # 5400 turns in 30 minutes
     assert result.table()[0].split() == [
         "process",
         "MB",
