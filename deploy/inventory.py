@@ -1,6 +1,6 @@
 """What gets deployed: the workloads, the Kafka topics, the settings they share.
 
-Everything is read from the code (the topology in `planwire/topology.py`, the catalogue,
+Everything is read from the code (the topology in `schemas/topology.py`, the catalogue,
 `schemas.topics`, the specialist runtime's own runner selection), so the rendered compose file, Kubernetes manifests, Prometheus
 targets and topic list cannot drift from what the services actually consume.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from catalog import load_catalogue
-from planwire.topology import SERVICES, node
 from schemas.plan import RunStep
 from schemas.topics import Topic, all_topics
+from schemas.topology import SERVICES, node
 from services.specialist.runners import ALL, select_runners
 
 IMAGE = "planwire"

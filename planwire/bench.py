@@ -348,7 +348,7 @@ async def measure_load(stack: EmbeddedStack, sessions: int, turns: int) -> dict[
 async def handled_by_process(stack: EmbeddedStack, services: list[str]) -> dict[str, float]:
     """Events each process of these services has handled so far, by process name (replicas
     are `<name>`, `<name>-2`...): its own /metrics page's handler counts, summed."""
-    from planwire.topology import replica_of
+    from planwire.specs import replica_of
 
     found: dict[str, float] = {}
     async with httpx.AsyncClient(timeout=5.0) as http:
@@ -532,8 +532,8 @@ def _measure_stack(
     log_dir: Path | None,
 ) -> dict[str, Any]:
     """One embedded stack (with these replicas and this environment for every service)."""
+    from planwire.specs import embedded_services
     from planwire.stack import EmbeddedStack
-    from planwire.topology import embedded_services
 
     service_env = {spec.name: dict(env) for spec in embedded_services(settings)}
     service_env["gateway"] |= BENCH_GATEWAY_ENV

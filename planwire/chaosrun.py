@@ -29,9 +29,10 @@ from planwire.chaos import (
 from planwire.chaosplay import play_all
 from planwire.evaluate import Case
 from planwire.procs import StackError
+from planwire.specs import RUNNERS, replica_of
 from planwire.stack import EmbeddedStack
-from planwire.topology import RUNNERS, SERVICES, replica_of
 from schemas.topics import all_topics
+from schemas.topology import SERVICES
 
 SETTLE_S = 5.0  # after the last session: time for a late duplicate to show up
 # How long a restarted part may take to serve before the run says so and goes on: the

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from planwire.procs import StackError
-from planwire.topology import parse_replicas, parse_services
+from planwire.specs import parse_replicas, parse_services
 
 if TYPE_CHECKING:
     from planwire.stack import EmbeddedStack

@@ -22,7 +22,7 @@ from typing import Any
 from catalog.apps_page import apps_page, readme_summary, replace_block
 from catalog.model import load_catalogue
 from catalog.operations import load_operations
-from planwire import topology
+from schemas import topology
 
 SERVICES = tuple(n.name for n in topology.SERVICES)
 # The broker address depends on the environment; documents must not, or they would drift

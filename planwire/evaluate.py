@@ -326,8 +326,8 @@ def play(
     `env` goes to every service of that stack."""
     from contextlib import ExitStack
 
+    from planwire.specs import embedded_services
     from planwire.stack import EmbeddedStack
-    from planwire.topology import embedded_services
 
     cases = load_cases(paths)
     with ExitStack() as running:

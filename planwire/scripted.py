@@ -26,12 +26,11 @@ from catalog.lexicon import phrase_hits
 from catalog.matcher import WORD
 from catalog.phrases import alias_hits
 from catalog.typos import typo_hits
+from planwire.scripted_values import MAX_EVIDENCE, claim, field_for
 from services.annotator.prompt import MAX_CONDITIONS, MAX_LINKS, MAX_VALUES, MIN_APPS
 from shared.model.quoting import CLOSE, OPEN
 from shared.model.tokens import estimate_messages, estimate_text
 
-# The bound of a verdict's evidence in the annotator's output schema (services/annotator/prompt.py).
-MAX_EVIDENCE = 80
 # A sentence ends at a stop followed by a space: "3.5 kilos" and "jo@lune.fr" are inside one.
 SENTENCE = re.compile(r"(?:[^.!?;\n]|[.!?;](?=[^\s.!?;]))+")
 # The labelled lines of the annotator's per-turn prompt.
@@ -45,7 +44,8 @@ LATEST = re.compile(
 # (id, role, evidence quote) or (id, role, evidence quote, use); roles and uses as the
 # annotator's schema names them.
 Verdict = tuple[str, ...]
-Claim = tuple[str, str, str]  # a link (from, to, evidence) or a value (id, text, evidence)
+Claim = tuple[str, str, str]  # a link (from, to, evidence)
+Value = tuple[str, ...]  # a value (id, text, evidence[, config field])
 
 
 @dataclass
@@ -54,7 +54,7 @@ class Answer:
 
     apps: list[Verdict] = field(default_factory=list)
     links: list[Claim] = field(default_factory=list)
-    values: list[Claim] = field(default_factory=list)
+    values: list[Value] = field(default_factory=list)
     conditions: list[tuple[str, str, str, str]] = field(default_factory=list)
 
 
@@ -159,19 +159,21 @@ def oracle(cases: list[dict[str, Any]], catalogue: Catalogue) -> Script:
             for a, b in expect.get("order", []):
                 if quote := found.get(b) or found.get(a):
                     said.links.append((a, b, quote))
+            sentences = [m[0].strip() for m in SENTENCE.finditer(text)]
             for id_, texts in expect.get("values", {}).items():
                 for value in texts:
-                    if (quote := next(iter(quotes(text, value)), None)) is None:
+                    if (stated := claim(value, text, quotes, sentences)) is None:
                         continue
+                    written, quote = stated
                     # A value of no one step is what a step that works it out uses
                     # ("3.5 kilos a rug, multiply"), else what the workflow tests.
                     worker = next((t for t in expect["tools"] if about(t, quote, catalogue)), None)
                     if id_ in catalogue.ids:
-                        said.values.append((id_, value, quote))
+                        said.values.append((id_, written, quote, field_for(id_, quote)))
                     elif worker is not None:
-                        said.values.append((worker, value, quote))
+                        said.values.append((worker, written, quote, field_for(worker, quote)))
                     else:
-                        said.conditions.append(_condition(value, quote))
+                        said.conditions.append(_condition(written, quote))
         # Once each, and no more than the schema allows (services/annotator/prompt.py).
         bound = len(find_mentions(text, catalogue)) + MIN_APPS
         said.apps = list({v[0]: v for v in reversed(said.apps)}.values())[::-1][:bound]
@@ -273,7 +275,11 @@ def as_json(said: Answer | list[Verdict]) -> dict[str, Any]:
     if said.links:
         out["links"] = [{"from": a, "to": b, "evidence": q} for a, b, q in said.links]
     if said.values:
-        out["values"] = [{"id": i, "text": t, "evidence": q} for i, t, q in said.values]
+        out["values"] = [
+            {"id": v[0], "text": v[1], "evidence": v[2]}
+            | ({"field": v[3]} if v[3:] and v[3] else {})
+            for v in said.values
+        ]
     if said.conditions:
         out["conditions"] = [
             {"field": f, "operator": o, "value": v, "evidence": q} for f, o, v, q in said.conditions

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from planwire import probes
 from planwire.datadir import DataLock, valkey_password
 from planwire.procs import Child, StackError, free_ports, stop_children
-from planwire.topology import (
+from planwire.specs import (
     LAG_EXPORTER,
     ServiceSpec,
     embedded_services,

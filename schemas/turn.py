@@ -87,6 +87,12 @@ class Stated(BaseModel):
     id: str = Field(max_length=64, description="Catalogue id of the step the value is for.")
     text: str = Field(min_length=1, max_length=200, description="The value, as the user wrote it.")
     quote: str = Field(default="", max_length=400, description="The user's words around it.")
+    field: str = Field(
+        default="",
+        max_length=64,
+        pattern=r"^(?:[a-z][a-z0-9_]*)?$",
+        description="The config field it goes in, when a model named one the app's operations have.",
+    )
 
 
 Operator = Literal[
@@ -204,6 +210,12 @@ class ContextTrimmed(Event):
     )
     dropped_units: int = Field(ge=0, description="Change units dropped to fit the budget.")
     phase: Phase = Field(description="The session phase when the turn arrived; routes the turn.")
+    turn_seq: int | None = Field(
+        default=None,
+        ge=1,
+        description="Position of this turn in the session (TurnReceived.turn_seq); the reply "
+        "carries it on (absent: an event from before it was carried).",
+    )
 
 
 class NotesUpdated(Event):
@@ -233,6 +245,12 @@ class ReplyGenerated(Event):
         description="question while gathering, confirmation summary, clarify when unclear."
     )
     phase: Phase = Field(description="The phase after this reply.")
+    turn_seq: int | None = Field(
+        default=None,
+        ge=1,
+        description="Position of the turn replied to; the transcript puts the reply right "
+        "after that turn's message (absent: the trimmer finds the message by the turn id).",
+    )
 
 
 class ReplyDelta(Event):

@@ -1,16 +1,19 @@
 """The service kit: broker, publishers, subscribers, connections, lifespan, ASGI app, serving.
 
 Every Kafka-driven service's `main.py` states only what is its own (its settings, the odd
-dependency) and gets the rest from here; its topics come from its topology entry:
+dependency) and gets the rest from here; its topics come from its entry in the declared
+topology (`schemas/topology.py`), and what its `Deps` need beyond the kit it passes in:
 
-    service = ModelService.declared(topology.node("planner"), handlers=handlers)
+    service = ModelService.declared(
+        topology.node("planner"), handlers=handlers, provides={Catalogue: load_catalogue}
+    )
     app = service.app()
 
 `declared` reads every consumed event's topic through one consumer in the node's group (each
 topic's records to `handlers.on_<event_name>`), declares a publisher for each produced event,
 and (a `ModelService`, for a node that `uses_model`) opens the usage-recording model port.
 `app()` builds `handlers.Deps` from its fields (`shared.wiring`): Redis, the broker, the model
-port, the node's provided types, `Publisher[E]` from the declared outputs, `RedisStore`
+port, the types passed as `provides`, `Publisher[E]` from the declared outputs, `RedisStore`
 subclasses, settings by name; keyword arguments override a field. A field nothing fills fails
 here, at start-up, naming it.
 """
@@ -31,6 +34,7 @@ from faststream.specification import AsyncAPI
 from redis.asyncio import Redis
 
 from schemas.topics import Topic
+from schemas.topology import Node
 from shared import wiring
 from shared.app import build_app, serve
 from shared.bus import adopt_offsets, consumer_options, make_broker
@@ -91,14 +95,16 @@ class Service:
     @classmethod
     def declared(
         cls,
-        node: Any,
+        node: Node,
         settings: InfraSettings | None = None,
         *,
         handlers: ModuleType,
         model: Callable[[Any, Redis], Any] | None = None,
+        provides: Mapping[type, Callable[[], Any]] | None = None,
     ) -> Service:
-        """The service as `node` (a `planwire.topology.Node`) declares it; without `settings`,
-        the class's own (`default_settings`), without `model` its `default_model`."""
+        """The service as `node` declares it; without `settings`, the class's own
+        (`default_settings`), without `model` its `default_model`. `provides`: type -> how to
+        make one, for `Deps` fields of types the kit does not know (made once, on first use)."""
         model = model or cls.default_model
         if node.uses_model != (model is not None):
             raise ValueError(
@@ -114,7 +120,7 @@ class Service:
             title=node.title or None,
             model=model,
             handlers=handlers,
-            provides=getattr(node, "provides", None),
+            provides=provides,
         )
         for produced in node.produces:
             if (
@@ -123,12 +129,13 @@ class Service:
                 service.publishers[produced.event] = service.publisher(
                     produced.event.topic, produced.event, produced.description
                 )
-        routes = [c for c in node.consumes if c.event.topic is not None]
+        # A command (the step runtime's) is read on its runners' topics, subscribed by name.
+        routes = {topic: c for c in node.consumes if (topic := c.event.topic) is not None}
         if routes:
             service.consume(
-                {c.event.topic: getattr(handlers, handler_name(c.event)) for c in routes},
+                {topic: getattr(handlers, handler_name(c.event)) for topic, c in routes.items()},
                 group=node.group,
-                **service.turn_path_options(any(c.turn_path for c in routes)),
+                **service.turn_path_options(any(c.turn_path for c in routes.values())),
             )
             service.group, service.former = node.group, node.former_groups()
         return service

@@ -36,7 +36,7 @@ class InfraSettings(BaseSettings):
     # Tansu does not wake long polls on new data: latency tracks this wait, so the
     # embedded stack sets it to a few milliseconds; a real Kafka can keep the default.
     fetch_max_wait_ms: int = 500
-    # The consumers a user's turn waits on (`turn_path` in planwire/topology.py) may poll
+    # The consumers a user's turn waits on (`turn_path` in schemas/topology.py) may poll
     # more often than the rest: on a broker that does not wake long polls, latency goes to
     # the few hops a user waits for and idle polling stays with the many that nobody waits
     # on. Unset: fetch_max_wait_ms everywhere.

@@ -2,17 +2,27 @@
 
   pw:{sid}:transcript        sorted set of `<message id>|<ChatMessage JSON>` (the codec
                              below), score = 2 x turn position (+1 for the turn's reply)
-  pw:{sid}:transcript:ids    set of message ids already appended
-  pw:{sid}:transcript:turns  hash turn id -> score of that turn's user message
 
 Replies arrive on their own topic, so one can be consumed after the next user message;
-ordering by (turn position, user before assistant) keeps change units right regardless.
+ordering by (turn position, user before assistant) keeps change units right regardless. A
+reply's event carries its turn's position (`ReplyGenerated.turn_seq`), so its score needs no
+lookup; one from before it did is put after its turn's message, found in the window by the
+turn id.
+
+Each entry is added once. A redelivered user message is the same member (the same id and
+words at the same score), which ZADD does not add twice; a reply is looked for by its id
+among its turn's entries (one ZRANGE of a score or two) before it is added, as a model asked
+again may word it differently. Until docs/performance.md §25 a set of message ids and a
+hash of turn -> position did this, at an SADD and an HSET a user message and an HGET and an
+SADD a reply; older versions' `transcript:ids` and `transcript:turns` are left to their TTLs.
 
 Bounded: a writer given `keep_turns` keeps only the newest `keep_turns` turns (each user
-message with its replies). Appending a user message drops the older entries from all three
-keys in the same script, so every read costs the window, never the whole session. A dropped
-turn stays retrievable: the indexer keeps each turn's words in `state.outline`, and recall
-(`shared.recall`) brings back the ones a prompt needs. An append refreshes the TTLs once per window (`shared/ttl.py`).
+message with its replies). Appending a user message drops the older entries in the same
+script, so every read costs the window, never the whole session. A dropped turn stays
+retrievable: the indexer keeps each turn's words in `state.outline`, and recall
+(`shared.recall`) brings back the ones a prompt needs. An append refreshes the TTL once per
+window (`shared/ttl.py`); a write that may have made the key gives it its TTL then: a user
+message that is the first entry, a reply that does not find its turn's message.
 """
 
 from __future__ import annotations
@@ -25,19 +35,14 @@ from shared.redis import RedisStore, session_key, text_list, text_or_none
 
 WRITERS = {"TranscriptWriter": {"trimmer"}}
 
-# KEYS: transcript zset, seen-ids set, turn->position hash. ARGV: message id, message JSON,
-# score, ttl (0: the TTLs are still fresh, shared/ttl.py), turn id (user messages record
-# their turn's position), turns kept (0: all). Entries of turns older than the newest ARGV[6]
-# leave all three keys (a redelivered old message is dropped again at once). Returns
+# KEYS: the transcript. ARGV: message id, message JSON, score, ttl (0: the TTL is still
+# fresh, shared/ttl.py), turns kept (0: all), the session TTL. Entries of turns older than
+# the newest ARGV[5] leave (a redelivered old message is dropped again at once). Returns
 # {1 if added else 0, the transcript's entries in order}: the read rides in the same script.
 _ADD_ONCE = """
-local added = redis.call('SADD', KEYS[2], ARGV[1]) == 1
-if added then
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1] .. '|' .. ARGV[2])
-  if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[5], ARGV[3]) end
-end
+local added = redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1] .. '|' .. ARGV[2]) == 1
 local all = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
-local keep = tonumber(ARGV[6])
+local keep = tonumber(ARGV[5])
 local cutoff = nil
 if added and keep > 0 and #all > 0 then
   local top = tonumber(all[#all])
@@ -46,45 +51,46 @@ if added and keep > 0 and #all > 0 then
 end
 local out = {added and 1 or 0}
 for i = 1, #all, 2 do
-  if cutoff and tonumber(all[i + 1]) < cutoff then
-    local id = string.match(all[i], '^([^|]*)')
-    redis.call('SREM', KEYS[2], id)
-    if string.sub(id, 1, 5) == 'user:' then redis.call('HDEL', KEYS[3], string.sub(id, 6)) end
-  else
-    out[#out + 1] = all[i]
-  end
+  if not cutoff or tonumber(all[i + 1]) >= cutoff then out[#out + 1] = all[i] end
 end
 if cutoff then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. cutoff) end
--- A first entry is a new transcript: its keys get their TTL now, fresh or not.
+-- A first entry is a new transcript: it gets its TTL now, fresh or not.
 if ARGV[4] ~= '0' or (added and #all == 2) then
-  local ttl = ARGV[4] ~= '0' and ARGV[4] or ARGV[7]
-  for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ttl) end
+  redis.call('EXPIRE', KEYS[1], ARGV[4] ~= '0' and ARGV[4] or ARGV[6])
 end
 return out
 """
 
-# A reply goes right after the user message of its turn (ARGV[5]), else after the last entry;
-# then as _ADD_ONCE without recording a turn. One round trip instead of two or three.
+# ARGV: reply id, JSON, the turn's user score (0: unknown), ttl as above, turn id, the
+# session TTL. With the score, only the turn's two scores are read; without it (an event
+# from before the turn's position rode on replies) the window, and the reply goes right
+# after its turn's user message, else after the last entry. A reply whose turn's message is
+# not there may have made the key (Valkey lost its data): it gets its TTL. Returns 1 if added.
 _ADD_REPLY_ONCE = """
-local position = redis.call('HGET', KEYS[3], ARGV[5])
-local score
-local new = false
-if position then
-  score = tonumber(position) + 1
+local at = tonumber(ARGV[3])
+local near
+if at > 0 then
+  near = redis.call('ZRANGE', KEYS[1], at, at + 1, 'BYSCORE', 'WITHSCORES')
 else
-  local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-  new = last[2] == nil
-  score = (last[2] and tonumber(last[2]) or 0) + 1
+  near = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
 end
-if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
-redis.call('ZADD', KEYS[1], score, ARGV[1] .. '|' .. ARGV[2])
-if ARGV[4] ~= '0' or new then
-  local ttl = ARGV[4] ~= '0' and ARGV[4] or ARGV[6]
-  for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ttl) end
+local mine, user = ARGV[1] .. '|', 'user:' .. ARGV[5] .. '|'
+local score = nil
+for i = 1, #near, 2 do
+  if string.sub(near[i], 1, #mine) == mine then return 0 end
+  if string.sub(near[i], 1, #user) == user then score = tonumber(near[i + 1]) + 1 end
+end
+local found = score ~= nil
+if not found then
+  score = at > 0 and at + 1 or ((near[#near] and tonumber(near[#near]) or 0) + 1)
+end
+redis.call('ZADD', KEYS[1], score, mine .. ARGV[2])
+if ARGV[4] ~= '0' or not found then
+  redis.call('EXPIRE', KEYS[1], ARGV[4] ~= '0' and ARGV[4] or ARGV[6])
 end
 return 1
 """
-GROUP = "transcript"  # the TTL group of the three keys (shared/ttl.py)
+GROUP = "transcript"  # the TTL group of the key (shared/ttl.py)
 
 
 def decode(entry: str) -> ChatMessage:
@@ -92,24 +98,20 @@ def decode(entry: str) -> ChatMessage:
     return ChatMessage.model_validate_json(entry.split("|", 1)[1])
 
 
-def _keys(session_id: str) -> tuple[str, str, str]:
-    """The transcript, its message ids, and each turn's position."""
-    return (
-        session_key(session_id, "transcript"),
-        session_key(session_id, "transcript", "ids"),
-        session_key(session_id, "transcript", "turns"),
-    )
+def _key(session_id: str) -> str:
+    """The transcript's sorted set."""
+    return session_key(session_id, "transcript")
 
 
 async def read(redis: Redis, session_id: str, last: int | None = None) -> list[ChatMessage]:
     """The transcript in conversation order: all of it, or its `last` lines."""
-    raw = await redis.zrange(_keys(session_id)[0], -last if last else 0, -1)
+    raw = await redis.zrange(_key(session_id), -last if last else 0, -1)
     return [decode(entry) for entry in text_list(raw)]
 
 
 async def read_first(redis: Redis, session_id: str) -> ChatMessage | None:
     """The transcript's first message, if any (a session's title)."""
-    raw = text_list(await redis.zrange(_keys(session_id)[0], 0, 0))
+    raw = text_list(await redis.zrange(_key(session_id), 0, 0))
     return decode(raw[0]) if raw else None
 
 
@@ -144,11 +146,15 @@ class TranscriptWriter(RedisStore):
         self.ttl_done(session_id, GROUP, ttl)
         return [decode(entry) for entry in text_list(reply[1:])], text_or_none(phase)
 
-    async def add_reply(self, session_id: str, reply_id: str, message: ChatMessage) -> bool:
-        """Record an assistant reply right after the user message of its turn: one round trip."""
+    async def add_reply(
+        self, session_id: str, reply_id: str, message: ChatMessage, turn_seq: int | None = None
+    ) -> bool:
+        """Record an assistant reply once, right after the user message of its turn (turn
+        `turn_seq`; None: found by the message's turn id): one round trip."""
         ttl = self.ttl_due(session_id, GROUP)
-        args = (f"assistant:{reply_id}", message.model_dump_json(), 0, ttl, message.turn_id)
-        added = await self.redis.eval(_ADD_REPLY_ONCE, 3, *_keys(session_id), *args, self.ttl_s)
+        at = 2 * turn_seq if turn_seq else 0  # the turn's user message's score
+        args = (f"assistant:{reply_id}", message.model_dump_json(), at, ttl, message.turn_id)
+        added = await self.redis.eval(_ADD_REPLY_ONCE, 1, _key(session_id), *args, self.ttl_s)
         self.ttl_done(session_id, GROUP, ttl)
         return bool(added)
 
@@ -168,7 +174,7 @@ class TranscriptWriter(RedisStore):
         """Queue the add script on `pipe`; returns the TTL it carries (0: none)."""
         ttl = self.ttl_due(session_id, GROUP)
         args = (f"user:{message.turn_id}", message.model_dump_json(), 2 * turn_seq, ttl)
-        pipe.eval(_ADD_ONCE, 3, *_keys(session_id), *args, message.turn_id, self._keep, self.ttl_s)
+        pipe.eval(_ADD_ONCE, 1, _key(session_id), *args, self._keep, self.ttl_s)
         return ttl
 
     @property

@@ -12,6 +12,7 @@ import re
 
 from catalog.schedule import EVENT, schedule_hits
 from catalog.structure import routine_of_others
+from catalog.values.clock import spoken
 from catalog.values.owners import sentence_span
 
 CRON_LITERAL = re.compile(r"(?<!\S)((?:[\d*/,-]+\s+){4}[\d*/,A-Za-z-]+)(?!\S)")
@@ -82,12 +83,14 @@ MOVED = re.compile(
 
 def _moved(after: str) -> list[tuple[int, int]]:
     """The time a later message moves the schedule to, if one does."""
+    after = spoken(after)
     moves = [m for m in MOVED.finditer(after) if _times(after[m.end() : m.end() + 12])]
     return _times(after[moves[-1].end() : moves[-1].end() + 12])[:1] if moves else []
 
 
 def _read(sentence: str) -> tuple[str | None, list[tuple[int, int]]]:
     """(day fields, or a period's whole cron; clock times) that a schedule sentence states."""
+    sentence = spoken(sentence)
     for pattern, fields in PERIODS:
         if found := re.search(pattern, sentence):
             return fields.format(*found.groups()) + " * * *", []
@@ -133,8 +136,8 @@ def _times(sentence: str) -> list[tuple[int, int]]:
             continue
         if meridiem:
             hour = hour % 12 + (12 if meridiem == "p" else 0)
-        elif hour < 12 and not m[1] and _later(sentence[max(0, m.start() - NEAR) : m.end() + NEAR]):
-            hour += 12
+        elif hour < 12 and not (m[1] or "").startswith("0") and _later(_around(sentence, m)):
+            hour += 12  # "at 9 every night", "6:30 in the evening"; "06:30" is a 24-hour clock
         if hour <= 23 and minute <= 59:
             found.append((hour, minute))
     military = list(MILITARY.finditer(sentence))
@@ -144,6 +147,10 @@ def _times(sentence: str) -> list[tuple[int, int]]:
         if not found and re.search(rf"\b{word}\b", sentence) and word in ("noon", "midnight"):
             found.append((hour, 0))
     return found
+
+
+def _around(sentence: str, m: re.Match[str]) -> str:
+    return sentence[max(0, m.start() - NEAR) : m.end() + NEAR]
 
 
 def _later(around: str) -> bool:

@@ -152,7 +152,7 @@ def view_from(data: dict[str, Any]) -> logic.ModelView:
         hints=tuple(str(h) for h in data.get("hints", ())),
         uses=tuple((str(a.get("id", "")), str(a["use"])) for a in verdicts if a.get("use")),
         links=fields(data.get("links"), "from", "to", "evidence"),
-        stated=fields(data.get("values"), "id", "text", "evidence"),
+        stated=fields(data.get("values"), "id", "text", "evidence", "field"),
         conditions=fields(data.get("conditions"), "field", "operator", "value", "evidence"),
     )
 

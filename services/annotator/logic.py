@@ -21,6 +21,7 @@ from catalog import (
     of_family,
     taken_back_from,
 )
+from catalog.values import claimed
 from schemas.turn import (
     OPERATORS,
     ChatMessage,
@@ -60,7 +61,7 @@ class ModelView:
     context: tuple[tuple[str, str], ...] = ()  # (id, evidence): named, not asked for
     uses: tuple[tuple[str, str], ...] = ()  # (id, event|source|destination) of a wanted app
     links: tuple[tuple[str, ...], ...] = ()  # (from id, to id, evidence)
-    stated: tuple[tuple[str, ...], ...] = ()  # (id, the value, evidence)
+    stated: tuple[tuple[str, ...], ...] = ()  # (id, the value, evidence[, config field])
     conditions: tuple[tuple[str, ...], ...] = ()  # (field, operator, value, evidence)
 
     def roles(self) -> list[tuple[str, Role, str]]:
@@ -88,8 +89,7 @@ def quoted(quote: str, user_text: str) -> bool:
 
 def stands_in(value: str, quote: str) -> bool:
     """The value is words of the quote, not letters inside a word ("en" is not in "then")."""
-    pattern = rf"(?<!\w){re.escape(_squash(value))}(?!\w)"
-    return bool(value.strip()) and re.search(pattern, _squash(quote)) is not None
+    return claimed.words_of(value, quote)
 
 
 def _squash(text: str) -> str:
@@ -196,20 +196,26 @@ def accepted_stated(
     previous: Notes, view: ModelView, user_text: str, items: set[str]
 ) -> tuple[list[Stated], list[str]]:
     """The notes' stated values plus the model's new ones that hold: the step is wanted, the
-    evidence is the user's words and the value stands in it word for word (nothing
-    invented). A value of a step no longer wanted goes with it."""
+    evidence is the user's words and states the value (word for word, or as code's own
+    reading of it gives a language's code or a cron: nothing invented). A field the model
+    names is kept only when one of the app's operations has it. A value of a step no longer
+    wanted goes with it."""
     kept = [v for v in previous.stated if v.id in items]
     overrides = []
-    for item, text, quote in view.stated:
+    for item, text, quote, *named in view.stated:
         value = " ".join(text.split())[:200]
+        into = claimed.field_named(item, named[0]) if named and named[0].strip() else ""
         if item not in items:
             overrides.append("model_value_for_step_not_noted")
-        elif not quoted(quote, user_text) or not stands_in(value, quote):
+        elif not quoted(quote, user_text) or not claimed.said(value, quote):
             overrides.append("model_value_not_in_user_words")
         elif any(v.id == item and _squash(v.text) == _squash(value) for v in kept):
             continue
         elif len(kept) < MAX_STATED:
-            kept.append(Stated(id=item, text=value, quote=" ".join(quote.split())[:400]))
+            if named and named[0].strip() and not into:
+                overrides.append("model_value_field_unknown")
+            said = " ".join(quote.split())[:400]
+            kept.append(Stated(id=item, text=value, quote=said, field=into))
     return kept, overrides
 
 

@@ -26,7 +26,8 @@ CLAIMS = """Also, where the latest message says so, each with the user's exact w
 - on a wanted app, "use": "event" (it starts the workflow), "source" (read from) or "destination" (written to);
 - links: how data moves between wanted apps, each {"from": id, "to": id, "evidence"};
 - values: values stated for an app (a channel, an address, a table, a label), each
-  {"id": id, "text": the value exactly as written, "evidence"};
+  {"id": id, "text": the value exactly as written (a language as its code, a schedule as a
+  five-field cron), "field": the config field it goes in if you know it, "evidence"};
 - conditions: conditions stated ("only orders over 150"), each {"field", "operator": one of
   the listed, "value": exactly as written, "evidence"}.
 """
@@ -134,6 +135,7 @@ def output_schema(
         "properties": {
             "id": ids,
             "text": {"type": "string", "maxLength": 80},
+            "field": {"type": "string", "maxLength": 40},
             "evidence": evidence,
         },
         "required": ["id", "text", "evidence"],

@@ -127,9 +127,13 @@ def last_reply(event: NotesUpdated | ReplyClassified) -> str:
     return next((m.text for m in reversed(event.context.messages) if m.role == "assistant"), "")
 
 
-async def reply(cause: Event, deps: Deps, text: str, kind: str, phase: Phase) -> None:
+async def reply(
+    cause: NotesUpdated | ReplyClassified, deps: Deps, text: str, kind: str, phase: Phase
+) -> None:
     """Publish the reply the gateway streams to the user."""
-    out = ReplyGenerated.caused_by(cause, text=text, reply_kind=kind, phase=phase)
+    # The turn's place rides on, so the trimmer puts the reply after it without a lookup.
+    seq = cause.context.turn_seq
+    out = ReplyGenerated.caused_by(cause, text=text, reply_kind=kind, phase=phase, turn_seq=seq)
     await deps.replies.publish(out, key=out.key())
 
 

@@ -1,10 +1,10 @@
-"""Dispatcher service: the one wiring point (settings, the deadline sweep; topics in planwire/topology.py; `Deps` autowired)."""
+"""Dispatcher service: the one wiring point (settings, the deadline sweep; topics in schemas/topology.py; `Deps` autowired)."""
 
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 
-from planwire import topology
+from schemas import topology
 from services.dispatcher import handlers
 from services.dispatcher.sweeper import sweeping
 from shared.budgets import step_timeout_s

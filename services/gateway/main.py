@@ -20,7 +20,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from catalog import load_catalogue
-from planwire import topology
+from schemas import topology
 from schemas.turn import TurnReceived
 from services.gateway import access, auth, handlers, logic, routes, stream, workflows
 from services.gateway.hosts import HostGuard, allowed_hosts

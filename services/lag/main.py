@@ -25,8 +25,9 @@ from aiokafka.admin import AIOKafkaAdminClient
 from fastapi import FastAPI, Response
 from prometheus_client import Counter, Gauge
 
-from planwire.topology import RUNNERS, SERVICES
+from catalog.runners import step_runners
 from schemas.plan import RunStep
+from schemas.topology import SERVICES
 from services.lag.logic import topic_lag, watched_topics
 from shared.app import serve
 from shared.kafka_security import kafka_client_options
@@ -60,7 +61,7 @@ def declared_groups() -> dict[str, list[str]]:
         for consumed in node.consumes:
             if consumed.event.topic is not None:
                 groups.setdefault(node.group, []).append(consumed.event.topic.name)
-    for runner in RUNNERS:
+    for runner in step_runners():
         groups[f"specialist.{runner}"] = [RunStep.topic_for(runner).name]
     return groups
 

@@ -145,6 +145,10 @@ def _grounded_value(
     return (None, [f"config_{rule}"]) if rule else (proposed, [])
 
 
+# A web address written without its scheme: a host with a dot, then an optional path.
+HOST_PATH = re.compile(r"^(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?:[/?#]\S*)?$", re.I)
+
+
 def carry_stated(
     config: dict[str, Any],
     entry: CatalogueEntry,
@@ -155,11 +159,12 @@ def carry_stated(
 ) -> tuple[dict[str, Any], list[str]]:
     """The config with every value the user stated for the step (PlanNode.stated).
 
-    A value a field already holds stays. Else it goes to the field code's own reading of
-    its quote fills with it (the address after "send it to", the folder after "save in"),
-    over whatever code had read there from elsewhere; else to the first required text field
-    still open (a placeholder nobody said) that it fits. Schema and plausibility checks
-    hold throughout; a value no field takes is left out and named, never forced."""
+    A value a field already holds stays. Else it goes to the field a checked model named for
+    it (the annotator kept only fields the app's operations have); else to the field code's
+    own reading of its quote fills with it (the address after "send it to", the folder after
+    "save in"), over whatever code had read there from elsewhere; else to the first required
+    text field still open (a placeholder nobody said) that it fits. Schema and plausibility
+    checks hold throughout; a value no field takes is left out and named, never forced."""
     schema = schema_for(entry, operation)
     words = values.content_words(text)
     carried = dict(config)
@@ -175,11 +180,13 @@ def carry_stated(
             if (value := _as_field(name, spec, said.text)) is not None
             and values.problem(name, _item(spec), _plain(value), words) is None
         ]
+        # Never over another value the user stated (two languages, one target field).
+        free_of_stated = [f for f in fields if not _holds({f[0]: carried.get(f[0], "")}, *kept)]
+        named = [f for f in free_of_stated if said.field and f[0] == said.field]
         read = [
             f
-            for f in fields
+            for f in free_of_stated
             if _reads(entry.id, f[0], f[1], f[2], said.quote, schema, apps)
-            and not _holds({f[0]: carried.get(f[0], "")}, *kept)
         ]
         free = [
             f
@@ -188,7 +195,7 @@ def carry_stated(
             and not f[0].endswith("_template")  # a message's text, not a name or address
             and _open(f[0], f[1], carried, text)
         ]
-        if chosen := (read or free)[:1]:
+        if chosen := (named or read or free)[:1]:
             name, _spec, value = chosen[0]
             carried[name] = value
             fired.append("config_value_stated")
@@ -198,9 +205,12 @@ def carry_stated(
 
 
 def _as_field(name: str, spec: dict[str, Any], text: str) -> Any:
-    """The stated text as the field's value (a language's code for a language), if it fits."""
+    """The stated text as the field's value, if it fits: a language's code for a language, an
+    address written without its scheme ("shop.com/feed") with https:// for a URI field."""
     if name in values.LANGUAGE_FIELDS and text.lower() in languages.CODES:
         text = languages.code(text)
+    if spec.get("format") == "uri" and HOST_PATH.match(text):
+        text = f"https://{text}"
     candidate: Any = [text] if spec.get("type") == "array" else text
     return candidate if fits(candidate, spec) else None
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from faststream.asgi import AsgiFastStream
 
-from catalog import load_catalogue
-from planwire import topology
+from catalog import Catalogue, load_catalogue
+from schemas import topology
 from schemas.plan import RunStep
 from services.specialist import handlers
 from services.specialist.runners import ALL, select_runners
@@ -43,7 +43,12 @@ class Settings(ModelServiceSettings):
 
 settings = Settings()
 catalogue = load_catalogue()
-service = ModelService.declared(topology.node("specialist"), settings, handlers=handlers)
+service = ModelService.declared(
+    topology.node("specialist"),
+    settings,
+    handlers=handlers,
+    provides={Catalogue: load_catalogue},
+)
 broker = service.broker
 
 

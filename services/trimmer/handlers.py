@@ -41,13 +41,18 @@ async def on_turn_received(event: TurnReceived, deps: Deps = Context()) -> None:
     # Units the bounded transcript no longer holds were dropped too: readers recall them.
     dropped += logic.outside_window(event.turn_seq, deps.store.keep_turns)
     out = ContextTrimmed.caused_by(
-        event, user_text=event.text, messages=kept, dropped_units=dropped, phase=phase
+        event,
+        user_text=event.text,
+        messages=kept,
+        dropped_units=dropped,
+        phase=phase,
+        turn_seq=event.turn_seq,  # rides to the reply, which the transcript places by it
     )
     await deps.trimmed.publish(out, key=out.key())
 
 
 @handles("trimmer", claim=False)  # add_reply is idempotent by the reply's event id
 async def on_reply_generated(event: ReplyGenerated, deps: Deps = Context()) -> None:
-    """Record the assistant's reply, closing the current change unit."""
+    """Record the assistant's reply right after its turn's message, closing the change unit."""
     message = ChatMessage(role="assistant", text=event.text, turn_id=event.turn_id or "")
-    await deps.store.add_reply(event.session_id, str(event.event_id), message)
+    await deps.store.add_reply(event.session_id, str(event.event_id), message, event.turn_seq)

@@ -1,10 +1,10 @@
-"""Trimmer service: the one wiring point (settings; topics in planwire/topology.py; `Deps` autowired)."""
+"""Trimmer service: the one wiring point (settings; topics in schemas/topology.py; `Deps` autowired)."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from planwire import topology
+from schemas import topology
 from services.trimmer import handlers
 from services.trimmer.store import TranscriptStore
 from shared.service import Service

@@ -153,7 +153,7 @@ def test_panels_are_unique_and_use_the_datasource_variable():
 def test_every_group_maps_to_its_service_where_a_query_reads_the_component_from_it():
     """`label_replace(..., "component", "$1", "group", REGEX)`: a group named after its
     service (`trimmer`) and a runner's (`specialist.gmail`) both give the service."""
-    from planwire.topology import SERVICES
+    from schemas.topology import SERVICES
     from services.lag.main import declared_groups
 
     exprs = [*dashboard_exprs(), *(r["expr"] for r in alert_rules() if "expr" in r)]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from planwire.specs import ServiceSpec
 from planwire.stack import EmbeddedStack
-from planwire.topology import ServiceSpec
 
 
 @pytest.fixture(scope="session")

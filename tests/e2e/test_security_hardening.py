@@ -21,8 +21,8 @@ import httpx
 import pytest
 
 from planwire.client import SessionClient
+from planwire.specs import ServiceSpec
 from planwire.stack import ROOT
-from planwire.topology import ServiceSpec
 from tests.e2e.conftest import SECURED_ENV
 
 pytestmark = pytest.mark.e2e

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from planwire.topology import ServiceSpec
+from planwire.specs import ServiceSpec
 from tests.e2e.conftest import SECURED_KEYS
 
 pytestmark = pytest.mark.e2e

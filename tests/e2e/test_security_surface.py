@@ -10,7 +10,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from planwire.topology import ServiceSpec
+from planwire.specs import ServiceSpec
 
 pytestmark = pytest.mark.e2e
 

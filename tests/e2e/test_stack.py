@@ -25,8 +25,8 @@ from redis.asyncio import Redis
 
 from planwire.cli import _announce as announce
 from planwire.procs import StackError
+from planwire.specs import RUNNERS, ServiceSpec
 from planwire.stack import BROKER_CONSUMER_ENV, EmbeddedStack
-from planwire.topology import RUNNERS, ServiceSpec
 from schemas.topics import all_topics
 
 pytestmark = pytest.mark.e2e

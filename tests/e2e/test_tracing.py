@@ -14,7 +14,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from planwire.client import SessionClient
-from planwire.topology import RUNNERS
+from planwire.specs import RUNNERS
 from schemas.plan import RunStep
 from schemas.registry import CONTRACTS
 from tests.e2e.gathering import gather

@@ -111,3 +111,46 @@ async def test_a_redelivered_turn_with_its_phase_is_passed_on_as_the_same_event(
     contexts = [c for c in sent(service, ContextTrimmed) if c.session_id == session_id]
     seen = [(c.event_id, c.phase, [m.text for m in c.messages]) for c in contexts]
     assert seen == [(contexts[0].event_id, "gathering", ["Watch Gmail."])] * 2
+
+
+def reply_to(session_id: str, seq: int, text: str, carried: bool = True) -> ReplyGenerated:
+    """The conversation's reply to turn `seq` (`carried`: with the turn's place on it)."""
+    return ReplyGenerated(
+        session_id=session_id,
+        turn_id=f"t{seq}",
+        text=text,
+        reply_kind="question",
+        phase="gathering",
+        turn_seq=seq if carried else None,
+    )
+
+
+async def test_late_and_redelivered_replies_land_once_right_after_their_turns(trimmer, redis_url):
+    """Replies come on another topic, so the user's next turns can come first. The reply to
+    turn 1 arrives after turn 3, three times (once reworded by a model asked again); the
+    reply to turn 2 after it too, as an event from before the turn's place rode on replies.
+    Each is read once, as first written, under its own turn."""
+    session_id = f"trim-{uuid.uuid4().hex[:10]}"
+    for seq, text in ((1, "Watch Gmail."), (2, "Post to Slack."), (3, "Daily.")):
+        turn = TurnReceived(session_id=session_id, turn_id=f"t{seq}", text=text, turn_seq=seq)
+        await deliver(trimmer, turn)
+    late = reply_to(session_id, 1, "Which label?")
+    await deliver(trimmer, late)
+    await deliver(trimmer, late)  # redelivered
+    # The conversation ran again after a crash and a model worded it anew: same event id.
+    await deliver(trimmer, late.model_copy(update={"text": "What label, please?"}))
+    await deliver(trimmer, reply_to(session_id, 2, "Which channel?", carried=False))
+    redis = Redis.from_url(redis_url, decode_responses=True)
+    try:
+        history = await TranscriptStore(redis, TTL).read(session_id)
+    finally:
+        await redis.aclose()
+    assert [(m.role, m.text) for m in history] == [
+        ("user", "Watch Gmail."),
+        ("assistant", "Which label?"),
+        ("user", "Post to Slack."),
+        ("assistant", "Which channel?"),
+        ("user", "Daily."),
+    ]
+    contexts = [c for c in sent(service, ContextTrimmed) if c.session_id == session_id]
+    assert [c.turn_seq for c in contexts] == [1, 2, 3]  # what the conversation carries on

@@ -47,10 +47,9 @@ async def expires(redis: Redis) -> int:
 async def test_a_transcript_gets_its_ttl_once_then_again_after_the_window(redis):
     store, clock, sid = TranscriptStore(redis, TTL, 40), Clock(), new_session()
     store.fresh.clock = clock
-    keys = [session_key(sid, "transcript"), session_key(sid, "transcript", "ids")]
-    keys.append(session_key(sid, "transcript", "turns"))
+    keys = [session_key(sid, "transcript")]
     history, phase = await store.add_user_and_read(sid, 1, user(1))
-    assert [await redis.ttl(k) for k in keys] == [TTL] * 3 and phase == "gathering"
+    assert [await redis.ttl(k) for k in keys] == [TTL] and phase == "gathering"
     for key in keys:
         await redis.expire(key, 100)  # as if time had passed
     before = await expires(redis)
@@ -60,7 +59,7 @@ async def test_a_transcript_gets_its_ttl_once_then_again_after_the_window(redis)
     assert all(0 < ttl <= 100 for ttl in [await redis.ttl(k) for k in keys])
     clock.now += store.fresh.window_s
     await store.add_reply(sid, "r2", ChatMessage(role="assistant", text="ok", turn_id="t2"))
-    assert [await redis.ttl(k) for k in keys] == [TTL] * 3
+    assert [await redis.ttl(k) for k in keys] == [TTL]
 
 
 async def test_a_transcript_created_while_fresh_still_gets_its_ttl(redis):
@@ -75,8 +74,8 @@ async def test_the_transcript_keeps_its_window_with_the_read_in_the_same_script(
     for turn in range(1, 5):
         history, _ = await store.add_user_and_read(sid, turn, user(turn))
     assert [m.text for m in history] == ["message 3", "message 4"]
-    assert await redis.scard(session_key(sid, "transcript", "ids")) == 2
     assert not await store.add_user(sid, 4, user(4))  # a redelivery adds nothing
+    assert await redis.zcard(session_key(sid, "transcript")) == 2
 
 
 async def test_the_outbox_gets_its_ttl_on_the_first_event_and_touch_once_a_window(redis):

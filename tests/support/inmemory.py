@@ -1,7 +1,7 @@
 """Every service's handlers over one Redis and an in-memory bus: a whole case, no Kafka.
 
 Messages are delivered in publish order to every handler that consumes their type (as
-planwire/topology.py declares), the way the services' consumer groups would each get a copy.
+schemas/topology.py declares), the way the services' consumer groups would each get a copy.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from redis.asyncio import Redis
 
 from catalog import load_catalogue
 from planwire.evaluate import MAX_NUDGES, NUDGE
-from planwire.topology import SERVICES
 from schemas.envelope import Event
 from schemas.plan import WorkflowCompleted, WorkflowFailed
+from schemas.topology import SERVICES
 from schemas.turn import Phase, ReplyGenerated, TurnReceived
 from services.annotator import handlers as annotator
 from services.annotator.store import NotesStore
@@ -126,7 +126,7 @@ class Services:
             "dispatcher": (dispatcher, runs),
             "specialist": (specialist, steps),
         }
-        self.routes: dict[type[Event], list] = {}  # as planwire/topology.py declares it
+        self.routes: dict[type[Event], list] = {}  # as schemas/topology.py declares it
         for node in SERVICES:
             if node.name in wired:
                 module, deps = wired[node.name]

@@ -158,10 +158,10 @@ def replay(case: dict, catalogue: Catalogue, model: ModelScript = silent) -> Rep
     return played
 
 
-def scored(raw: dict[str, Any], catalogue: Catalogue) -> CaseResult:
+def scored(raw: dict[str, Any], catalogue: Catalogue, model: ModelScript = silent) -> CaseResult:
     """A case replayed and scored as `planwire eval` scores it (planwire/evaluate.py)."""
     case, started = evaluate.case_from(raw), time.monotonic()
-    played = replay(raw, catalogue)
+    played = replay(raw, catalogue, model)
     built = played.phase == "executing"
     result = CaseResult(case.id, passed=False, plan=played.plan if built else [])
     result.missing, result.forbidden, result.extra = evaluate.score(case, result.plan)
@@ -177,19 +177,33 @@ def scored(raw: dict[str, Any], catalogue: Catalogue) -> CaseResult:
     return result
 
 
+def _model(name: str | None, case: dict, catalogue: Catalogue) -> ModelScript:
+    """The scripted model --scripted names, for one case (the oracle knows its answer)."""
+    from tests.support import scripted_models  # it imports this module's ModelScript
+
+    if name == "oracle":
+        return scripted_models.oracle(case, catalogue)
+    return scripted_models.liar(catalogue) if name == "liar" else silent
+
+
 def main(argv: list[str] | None = None) -> int:
     """Replay case files and folders; exit 0 only when every case passed, as `planwire eval`."""
     parser = argparse.ArgumentParser(prog="python -m tests.support.replay")
     parser.add_argument("paths", nargs="+", type=Path, help="case files or folders of them")
     parser.add_argument("--report", type=Path, help="write the JSON report here")
+    parser.add_argument(
+        "--scripted", choices=("oracle", "liar"), help="a scripted model, as planwire eval's"
+    )
     args = parser.parse_args(argv)
     catalogue, files = load_catalogue(), evaluate.case_files(args.paths)
     raws = [json.loads(f.read_text()) for f in files]
     results = []
     for raw in raws:
-        results.append(scored(raw, catalogue))
+        results.append(scored(raw, catalogue, _model(args.scripted, raw, catalogue)))
         print(evaluate.case_line(results[-1]), flush=True)
-    summary = evaluate.summarize(results, [evaluate.case_from(r) for r in raws], "heuristic")
+    summary = evaluate.summarize(
+        results, [evaluate.case_from(r) for r in raws], args.scripted or "heuristic"
+    )
     return 0 if evaluate.conclude(results, summary, args.report) else 1
 
 

@@ -2,7 +2,8 @@
 
 With the heuristic backend every model call of a step returns its fallback, so the steps
 reduce to pure functions the specialist runtime calls (services/specialist/kinds/): the
-specialist step drafts `logic.heuristic_config(entry, step.words, operation, apps)`, the
+specialist step drafts `logic.heuristic_config(entry, step.words, operation, apps)` and
+carries the node's stated values (`logic.carry_stated`), the
 config step keeps `logic.normalise(draft, entry, step.words, operation, apps)`, and the composer runs `compose.compose` under
 the heuristic title, citing turns with `cite.sources`. `step.words` is the runtime's own
 property over a context built by `context.assemble` (the last 30 messages) and the turns
@@ -110,7 +111,12 @@ class StepReplay:
             step = self.step(index)
             entry = self.catalogue.get(node.runner)
             if node.kind == "specialist" and entry is not None:
-                config = logic.heuristic_config(entry, step.words, node.operation, step.specialists)
+                words, apps = step.words, step.specialists
+                config = logic.heuristic_config(entry, words, node.operation, apps)
+                # A checked model's stated values, as kinds/draft.py carries them.
+                config, _ = logic.carry_stated(
+                    config, entry, node.stated, words, node.operation, apps
+                )
                 self.keep(node, "draft_config", config)
             elif node.kind == "config" and entry is not None:
                 draft = step.context.artifact(node.runner)

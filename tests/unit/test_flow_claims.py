@@ -105,7 +105,7 @@ def test_stated_values_must_stand_word_for_word_in_the_users_message():
     said = ModelView(
         stated=(
             ("slack", "#support", "then post it in #support on Slack"),
-            ("translator", "en", "Translate it to English first"),  # "en" only inside words
+            ("translator", "en", "then post it in #support"),  # "en" only inside a word
             ("slack", "#general", "then post it in #support on Slack"),  # not in the quote
             ("gmail", "#support", "then post it in #support on Slack"),  # no such step
         ),

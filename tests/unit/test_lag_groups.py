@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiokafka.structs import OffsetAndMetadata
 
-from planwire.topology import SERVICES
+from schemas.topology import SERVICES
 from services.lag.main import FORMER, LagSampler, declared_groups
 
 TURNS = "gateway.turn-received.v1"

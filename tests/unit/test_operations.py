@@ -20,6 +20,7 @@ from catalog.operations import (
     parse_operations,
 )
 from catalog.schema_rules import check_config_schema
+from schemas.turn import OPERATORS
 
 ROOT = Path(__file__).resolve().parents[2]
 OPERATIONS = load_operations()
@@ -104,17 +105,8 @@ def test_stated_values_have_a_place_in_the_configs_of_the_issue() -> None:
 
 def test_conditions_are_a_filter_and_an_if_with_two_outcomes() -> None:
     operators = OPERATIONS.condition("filter").config_schema["properties"]["operator"]["enum"]
-    assert operators == [
-        "equals",
-        "not_equals",
-        "contains",
-        "not_contains",
-        "greater_than",
-        "less_than",
-        "at_least",
-        "at_most",
-        "matches",
-    ]
+    # The same operators a model's condition may name (schemas.turn.Operator).
+    assert operators == list(OPERATORS)
     branch = OPERATIONS.condition("if").config_schema["properties"]
     assert branch["operator"]["enum"] == operators
     assert {"when_true", "when_false"} <= set(branch)

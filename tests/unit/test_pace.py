@@ -104,7 +104,7 @@ def test_an_aiokafka_without_the_fetcher_wait_is_said_once_and_left_alone(caplog
 
 
 def test_a_service_paces_its_consumer_with_that_consumers_own_wait():
-    from planwire.topology import node
+    from schemas.topology import node
     from services.dispatcher import handlers as dispatcher
     from services.trimmer import handlers
     from shared.service import Service

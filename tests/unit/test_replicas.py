@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from planwire import bench
-from planwire.topology import (
+from planwire.specs import (
     RUNNERS,
     consumed_topics,
     embedded_services,

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from planwire.topology import SERVICES
 from schemas.registry import CONTRACTS
+from schemas.topology import SERVICES
 from shared.service import handler_name
 
 PRODUCERS = {p.event: n.name for n in SERVICES for p in n.produces}
@@ -64,7 +64,7 @@ def test_the_turn_path_is_the_hops_a_user_waits_on_for_a_reply():
 
 
 def test_turn_path_consumers_poll_at_the_turn_wait_and_the_rest_at_the_shared_one():
-    from planwire.topology import node
+    from schemas.topology import node
     from services.dispatcher import handlers as dispatcher
     from services.trimmer import handlers
     from shared.service import Service

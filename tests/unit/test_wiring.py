@@ -12,8 +12,8 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 from redis.asyncio import Redis
 
-from planwire.topology import Node, Produces
 from schemas.plan import WorkflowCompleted, WorkflowFailed
+from schemas.topology import Node, Produces
 from schemas.turn import NotesUpdated, ReplyGenerated
 from shared.redis import RedisStore
 from shared.service import Opened, Service
