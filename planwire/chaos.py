@@ -70,11 +70,21 @@ class SessionRun:
     step_effects: dict[str, int] = field(default_factory=dict)
     workflow: dict[str, Any] | None = None
     error: str | None = None
+    session_id: str = ""
 
     @property
     def completed(self) -> bool:
         """The session ended with a built workflow."""
         return self.workflow is not None and self.completions >= 1
+
+    def harms(self) -> list[str]:
+        """What went wrong in this session, for finding it afterwards in Redis and the logs."""
+        found = [f"turn {t} never answered" for t in self.sent if not self.replies.get(t)]
+        found += [f"turn {t} answered {n} times" for t, n in self.replies.items() if n > 1]
+        if self.completions > 1:
+            found.append(f"completed {self.completions} times")
+        found += [f"step {node} stored {n} times" for node, n in self.step_effects.items() if n > 1]
+        return found
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,9 @@ class Verdict:
     differing: int
     kills: int
     dlq: int
+    replicas: int = 1  # processes of each model-calling service
+    fewest_kills: int = 0  # the fewest kills any one service process took
+    valkey_kills: int = 0
 
     @property
     def ok(self) -> bool:
@@ -104,7 +117,8 @@ class Verdict:
         return (
             f"chaos: {self.completed}/{self.started} completed, lost {self.lost}, "
             f"duplicated {self.duplicated}, differing {self.differing}, kills {self.kills}, "
-            f"dlq {self.dlq}"
+            f"dlq {self.dlq}, replicas {self.replicas}, every service killed "
+            f"{self.fewest_kills}+ times, valkey {self.valkey_kills}"
         )
 
 
@@ -118,12 +132,17 @@ def comparable(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def verdict(
-    runs: list[SessionRun], reference: dict[str, dict[str, Any]], kills: int, dlq: int
+    runs: list[SessionRun],
+    reference: dict[str, dict[str, Any]],
+    kills: int,
+    dlq: int,
+    **more: int,
 ) -> Verdict:
     """The figures of a chaos run against the fault-free documents (`case id -> document`).
 
     A duplicate is a second reply to one turn, or a second completion of one session. A
     session that did not complete differs; so does one whose document is not the reference.
+    `more`: the replicas and kill counts the last line also shows (`Verdict`'s defaults).
     """
     return Verdict(
         started=len(runs),
@@ -140,4 +159,40 @@ def verdict(
         ),
         kills=kills,
         dlq=dlq,
+        **more,
     )
+
+
+def kill_counts(plan: list[Fault], order: list[str]) -> dict[str, int]:
+    """How many times the plan kills each part of `order`, in that order (0 for a part it
+    never kills)."""
+    return {part: sum(f.target == part for f in plan) for part in order}
+
+
+# The shortest window, and the least room per kill of one part: a kill, a restart delay of
+# up to 3 s and the restart itself must fit in the part's slot (`schedule`).
+MIN_WINDOW_S = 30.0
+SLOT_S = 6.0
+
+
+def window_for(reference_s: float, sessions: int, distinct: int, kills_each: int = 3) -> float:
+    """The kill plan's window: about as long as the sessions will take.
+
+    The fault-free run played `distinct` sessions at once in `reference_s`; `sessions` take
+    about that many times longer, so kills are spread over the whole run rather than bunched
+    at its start (8 sessions of 8 cases: the reference's own length, as before).
+    """
+    return max(MIN_WINDOW_S, kills_each * SLOT_S, reference_s * sessions / max(distinct, 1))
+
+
+def figures(result: Verdict, kills: dict[str, int]) -> list[str]:
+    """The lines printed above the last one (`kills`: per part, as `kill_counts` gives)."""
+    return [
+        f"sessions completed: {result.completed}/{result.started}",
+        f"turns lost: {result.lost}",
+        f"duplicate replies: {result.duplicated}",
+        f"steps executed more than once: {result.repeated_steps} of {result.steps}",
+        f"workflows differing from the fault-free run: {result.differing}",
+        f"kills: {result.kills} ({', '.join(f'{k} {n}' for k, n in kills.items())})",
+        f"dead letters: {result.dlq}",
+    ]

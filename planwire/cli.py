@@ -349,12 +349,23 @@ def chaos(
     ),
     model: Backend | None = typer.Option(None, help="Model backend (default heuristic)."),
     timeout: float = typer.Option(180.0, help="Seconds to wait for any one reply or result."),
+    replicas: int = typer.Option(
+        1,
+        min=1,
+        help="Processes of each service that calls a model (indexer, annotator, conversation, "
+        "classifier, planner, specialist), in one consumer group; each is killed on its own.",
+    ),
+    kills_per_service: int = typer.Option(
+        3, min=1, help="Kills of every service process (replicas included)."
+    ),
 ) -> None:
-    """Play scripted sessions while SIGKILLing every service (3 times each) and Valkey; exit 0
-    only when no turn was lost, nothing was done twice and every workflow is as without faults."""
+    """Play scripted sessions while SIGKILLing every service process (3 times each) and Valkey;
+    exit 0 only when no turn was lost, nothing was done twice and every workflow is as without
+    faults."""
     import asyncio
 
-    from planwire.chaosrun import ChaosError, figures, run_chaos
+    from planwire.chaos import figures
+    from planwire.chaosrun import ChaosError, describe, model_replicas, run_chaos
     from planwire.evaluate import load_cases
     from planwire.stack import EmbeddedStack
 
@@ -362,13 +373,15 @@ def chaos(
     if not cases:
         raise typer.BadParameter("no cases found", param_hint="PATHS")
     started = time.monotonic()
-    stack = EmbeddedStack(_model_settings(model))
+    stack = EmbeddedStack(_model_settings(model), replicas=model_replicas(replicas))
     once = tuple(
         n for n, on in (("valkey", valkey), (stack.broker, broker)) if on and stack.restartable(n)
     )
     try:
         stack.start()
-        result = asyncio.run(
+        for line in describe(stack, once):
+            typer.echo(line)
+        result, kills = asyncio.run(
             run_chaos(
                 stack,
                 cases,
@@ -376,6 +389,7 @@ def chaos(
                 seed=seed,
                 once=once,
                 timeout_s=timeout,
+                kills_each=kills_per_service,
                 log=typer.echo,
             )
         )
@@ -384,11 +398,78 @@ def chaos(
         raise typer.Exit(2) from None
     finally:
         stack.stop()
-    for line in figures(result):
+    for line in figures(result, kills):
         typer.echo(line)
     typer.echo(f"wall time: {time.monotonic() - started:.0f} s; logs: {stack.log_dir}")
     typer.echo(result.last_line())
     raise typer.Exit(0 if result.ok else 1)
+
+
+@app.command()
+def soak(
+    minutes: float = typer.Option(30.0, min=0.05, help="How long to play, in minutes."),
+    rate: float | None = typer.Option(
+        None,
+        min=0.01,
+        help="Turns per second (default: half of the saturation rate a short ramp measures "
+        "first with the same conversations).",
+    ),
+    sessions: int | None = typer.Option(
+        None, min=1, help="Conversations at once (default: the ramp's saturation count)."
+    ),
+    sample_s: float = typer.Option(30.0, min=0.5, help="Seconds between RSS samples."),
+    json_out: Path | None = typer.Option(None, "--json", help="Also write the report here."),
+    model: Backend | None = typer.Option(None, help="Model backend (default heuristic)."),
+    timeout: float = typer.Option(60.0, help="Seconds a reply may take before it is an error."),
+    seed: int = typer.Option(1, help="Seeds the order of the conversations."),
+    ramp_step_s: float = typer.Option(20.0, min=1.0, hidden=True, help="Seconds per ramp step."),
+) -> None:
+    """Play scripted conversations at a steady rate for MINUTES, sampling every process's
+    RSS; exit 0 only with no lost turn, no error and no planwire process's RSS grown 10%
+    from minute 5 (a sixth of a shorter run) to the end."""
+    import asyncio
+    import json
+
+    from planwire.bench import BENCH_GATEWAY_ENV
+    from planwire.evaluate import load_cases
+    from planwire.soakrun import SoakError, run_soak
+    from planwire.stack import EmbeddedStack
+
+    cases = load_cases([_default_cases()])
+    # The soak measures the plumbing over time, not the gateway's per-tenant limits.
+    stack = EmbeddedStack(_model_settings(model), service_env={"gateway": BENCH_GATEWAY_ENV})
+    try:
+        stack.start()
+        report = asyncio.run(
+            run_soak(
+                stack,
+                cases,
+                minutes=minutes,
+                rate=rate,
+                sessions=sessions,
+                sample_s=sample_s,
+                ramp_step_s=ramp_step_s,
+                timeout_s=timeout,
+                seed=seed,
+                log=typer.echo,
+            )
+        )
+    except (SoakError, StackError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    finally:
+        stack.stop()
+    errors = ", ".join(f"{k} {n}" for k, n in report.errors.items()) or "none"
+    typer.echo(
+        f"turns/s: {report.achieved} answered on average (paced at {report.rate}); "
+        f"conversations completed: {report.sessions}; errors: {errors}; logs: {stack.log_dir}"
+    )
+    for line in report.table():
+        typer.echo(line)
+    if json_out is not None:
+        json_out.write_text(json.dumps(report.to_json(), indent=2) + "\n")
+    typer.echo(report.last_line())
+    raise typer.Exit(0 if report.ok else 1)
 
 
 def _default_cases() -> Path:

@@ -7,7 +7,15 @@ from collections import Counter
 
 import pytest
 
-from planwire.chaos import Fault, SessionRun, comparable, schedule, verdict
+from planwire.chaos import (
+    Fault,
+    SessionRun,
+    comparable,
+    kill_counts,
+    schedule,
+    verdict,
+    window_for,
+)
 
 SERVICES = ["gateway", "trimmer", "annotator", "dispatcher"]
 DOC = {"workflow_id": "wf-1", "session_id": "s1", "plan_id": "p1", "created_at": "t", "nodes": [1]}
@@ -31,6 +39,33 @@ def test_a_service_is_back_before_it_dies_again_and_every_kill_is_inside_the_win
         assert all(f.at_s >= 0 and f.at_s + f.down_s <= 30 and 0.5 <= f.down_s <= 3 for f in plan)
 
 
+REPLICATED = ["gateway", "annotator", "annotator-2", "specialist", "specialist-2"]
+
+
+@pytest.mark.parametrize("kills_each", [1, 3, 5, 8])
+def test_every_process_replicas_included_dies_at_least_k_times_and_valkey_once(kills_each):
+    for seed in range(20):
+        window = window_for(10.0, 200, 8, kills_each)
+        plan = schedule(seed, REPLICATED, window_s=window, kills_each=kills_each, once=("valkey",))
+        counts = kill_counts(plan, [*REPLICATED, "valkey"])
+        assert all(counts[p] >= kills_each for p in REPLICATED) and counts["valkey"] >= 1
+        for target in REPLICATED:  # back before it dies again, however many kills
+            mine = [f for f in plan if f.target == target]
+            assert all(a.at_s + a.down_s <= b.at_s for a, b in itertools.pairwise(mine))
+
+
+def test_kill_counts_follow_the_given_order_and_show_a_part_never_killed():
+    plan = [Fault(1.0, "b", 1.0), Fault(2.0, "a", 1.0), Fault(3.0, "b", 1.0)]
+    assert list(kill_counts(plan, ["a", "b", "c"]).items()) == [("a", 1), ("b", 2), ("c", 0)]
+
+
+def test_the_window_stretches_with_the_sessions_but_never_below_the_old_minimum():
+    assert window_for(6.4, 8, 8) == 30.0  # the CI run: as before
+    assert window_for(40.0, 8, 8) == 40.0  # a slow reference: its own length, as before
+    assert window_for(10.0, 200, 8) == 250.0  # 25 times the reference's sessions
+    assert window_for(1.0, 8, 8, kills_each=10) == 60.0  # room for each of 10 kills
+
+
 def test_a_window_too_short_for_three_kills_is_refused():
     with pytest.raises(ValueError, match="too short"):
         schedule(1, SERVICES, window_s=6)
@@ -50,8 +85,19 @@ def run(case="c", **kwargs) -> SessionRun:
 def test_a_clean_run_passes_and_prints_the_issue_line():
     result = verdict([run(), run()], {"c": comparable(DOC)}, kills=28, dlq=0)
     assert result.ok and result.steps == 4
-    assert result.last_line() == (
+    assert result.last_line().startswith(
         "chaos: 2/2 completed, lost 0, duplicated 0, differing 0, kills 28, dlq 0"
+    )
+
+
+def test_the_last_line_also_says_the_replicas_and_the_fewest_kills():
+    runs = [run(), run()]
+    result = verdict(
+        runs, {"c": comparable(DOC)}, 81, 0, replicas=2, fewest_kills=5, valkey_kills=1
+    )
+    assert result.last_line() == (
+        "chaos: 2/2 completed, lost 0, duplicated 0, differing 0, kills 81, dlq 0, "
+        "replicas 2, every service killed 5+ times, valkey 1"
     )
 
 
@@ -75,3 +121,14 @@ def test_per_run_ids_do_not_make_workflows_differ():
     other = {**DOC, "workflow_id": "wf-2", "session_id": "s2", "plan_id": "p2", "created_at": "u"}
     assert comparable(other) == comparable(DOC)
     assert Fault(1.0, "a", 0.5) < Fault(2.0, "a", 0.5)
+
+
+def test_a_harmed_session_says_what_went_wrong_so_it_can_be_found():
+    harmed = run(replies={"t1": 2}, completions=2, step_effects={"n1": 2, "n2": 1})
+    assert harmed.harms() == [
+        "turn t2 never answered",
+        "turn t1 answered 2 times",
+        "completed 2 times",
+        "step n1 stored 2 times",
+    ]
+    assert run().harms() == []
