@@ -789,6 +789,10 @@ def history(token: Token, verb: Token) -> bool:
     if any(c.dep_ == "advmod" and c.lower_ in PRESENT for c in clause.children):
         return False  # "the old setup sent them from Hotmail, so from Gmail now"
     modal = any(c.tag_ == "MD" for c in (*verb.children, *clause.children))
+    if modal:
+        return False
+    if dated_past(clause) and subject is not None and subject.lower_ != "it":
+        return True  # "head office put us all on Teams last year": when says it is over
     # "set" is past or present, unless one person or thing did it ("the agency set it up").
     singular = subject is not None and subject.tag_ in ("NN", "NNP")
     ambiguous = verb.lower_ == verb.lemma_ and not singular
@@ -797,7 +801,31 @@ def history(token: Token, verb: Token) -> bool:
         or any(c.lower_ in FORMER for c in subject.children)
         or theirs
     )
-    return verb.tag_ == "VBD" and told and not modal and not ambiguous
+    return verb.tag_ == "VBD" and told and not ambiguous
+
+
+# Words that date a clause in the past on their own ("two years ago", "yesterday").
+PAST_MARKS = {"ago", "yesterday", "previously", "formerly"}
+# A span of time "last" can date ("last year", "last spring"); "the last Friday of the
+# month" is a day in a schedule, with its article.
+SPANS = {"year", "month", "week", "spring", "summer", "autumn", "fall", "winter", "season"}
+SPANS |= {"quarter", "term", "semester", "time", "night", "christmas", "easter"}
+
+
+def dated_past(clause: Token) -> bool:
+    """The clause says when it happened, and that was before now: "last year", "two years
+    ago", "yesterday" as an adverbial of its verb (not inside a clause of its own)."""
+    for child in clause.children:
+        if child.dep_ not in ("npadvmod", "advmod", "prep", "tmod", "obl"):
+            continue
+        for t in child.subtree:
+            if t.lower_ in PAST_MARKS:
+                return True
+            if t.lower_ == "last" and t.head.lemma_.lower() in SPANS and t.head.i != t.i:
+                article = any(c.dep_ == "det" for c in t.head.children)
+                if not article:
+                    return True
+    return False
 
 
 Use = Literal["event", "source", "destination"]

@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from catalog.structure import sentence_at as sentence_of
+from catalog.values.names import names
 from schemas.turn import StatedCondition
 
 NUMBER = r"[$€£]?\s?(-?\d+(?:[.,]\d+)?)\s?(%|k\b|[$€£])?"
@@ -258,11 +259,14 @@ def _domains(text: str) -> list[Condition]:
 
 
 def _quoted(text: str) -> list[Condition]:
-    """Words quoted in a sentence that limits ("only the ones that say 'urgent'")."""
+    """Words quoted in a sentence that limits ("only the ones that say 'urgent'"); not a
+    quoted name of a place the workflow writes to ("a card on our board 'Maintenance'"),
+    which a step's config takes (catalog/values/names.py)."""
     found = []
+    named = {n.at for n in names(text)}
     for match in QUOTED.finditer(text):
         sentence = _limited(text, match.start())
-        if sentence is not None:
+        if sentence is not None and match.start() + 1 not in named:
             value = (match.group(1) or match.group(2)).strip()
             found.append(Condition("text", "contains", value, sentence, match.start()))
     return found

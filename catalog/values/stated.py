@@ -39,10 +39,12 @@ HANDLE = re.compile(r"(?<![\w.@+-])@([a-z][a-z0-9_]{3,31})\b", re.IGNORECASE)
 HASH_CHANNEL = re.compile(r"(?<![\w&/])#([a-z0-9][a-z0-9._-]{0,79})", re.IGNORECASE)
 EMAIL = re.compile(r"(?<![\w.+-])([a-z0-9._%+-]+@(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*)?)", re.IGNORECASE)
 PHONE = re.compile(r"(?<![\w+])\+[1-9][0-9 ()-]{6,18}[0-9]")
-# A number written the national way ("602-555-0143", "(415) 555 0182", "07700 900123"): kept
-# as written, since only the user knows the country code it lacks.
+# A number written the national way ("602-555-0143", "(415) 555 0182", "07700 900123",
+# "07911123456", "020 7946 0958", "06-12345678"): kept as written, since only the user knows
+# the country code it lacks. A trunk prefix 0 and ten or eleven digits in all, in groups.
 NATIONAL_PHONE = re.compile(
-    r"(?<![\w+.-])(?:\(\d{3}\)\s?|\d{3}[-. ])\d{3}[-. ]\d{4}(?![\w-])|(?<![\w+])0\d{4}\s\d{6}(?!\w)"
+    r"(?<![\w+.-])(?:\(\d{3}\)\s?|\d{3}[-. ])\d{3}[-. ]\d{4}(?![\w-])"
+    r"|(?<![\w+.,/-])0(?=(?:[ -]?\d){9,10}(?![\w/]|[.,-]\w|[ -]\d))\d{1,4}(?:[ -]?\d{2,4}){1,4}"
 )
 ENDPOINT = re.compile(
     r"\b(?:GET|POST|PUT|PATCH|DELETE|endpoint|route|path)\s+(?:to\s+)?(/[\w{}.-]+(?:/[\w{}.-]*)*)",

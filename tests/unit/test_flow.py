@@ -82,6 +82,32 @@ def test_a_stated_condition_is_read_with_its_value(text, expected):
     assert [(c.operator, c.value) for c in found][:1] == [expected]
 
 
+def test_a_quoted_name_of_where_things_go_is_no_condition():
+    text = (
+        "Whenever a new row has the word 'damage' in the notes, make a card on our "
+        "Trello board 'Maintenance'."
+    )
+    assert [c.value for c in stated_conditions(text)] == ["damage"]
+
+
+def test_an_app_first_told_as_history_is_placed_where_it_is_wanted():
+    notes = notes_of(
+        "Head office put all of us on Microsoft Teams last year.",
+        "Review emails come into our Gmail inbox.",
+        "Every Monday at 9:00, summarise last week's review emails.",
+        "Post that into the Teams channel called Reception Team.",
+    )
+    assert ordered(notes, CATALOGUE) == [
+        "scheduler",
+        "gmail",
+        "text_summarizer",
+        "microsoft_teams",
+    ]
+    assert operation_of("microsoft_teams", notes, CATALOGUE) == "post_message"
+    # on a schedule, the mailbox is searched for what came in; no new email starts it
+    assert operation_of("gmail", notes, CATALOGUE) == "search_emails"
+
+
 @pytest.mark.parametrize(
     "text",
     [

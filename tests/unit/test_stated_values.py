@@ -167,13 +167,34 @@ def test_a_mailbox_the_user_named_even_in_part_becomes_the_search():
 
 
 @pytest.mark.parametrize(
-    "number", ["602-555-0143", "(415) 555 0182", "07700 900123", "602.555.0143"]
+    "number",
+    [
+        "602-555-0143",
+        "(415) 555 0182",
+        "07700 900123",
+        "602.555.0143",
+        "07911123456",
+        "020 7946 0958",
+        "06-12345678",
+    ],
 )
 def test_a_national_phone_number_is_kept_as_written(number):
     assert (
         config("twilio_sms", f"Text the caretaker on {number} when it trips.", "send_sms")["to"]
         == number
     )
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "Text me about order 0012345678901234 when it ships.",
+        "Text me when invoice 0123456 is paid.",
+        "Text me when the total passes 0123456789.5 units.",
+    ],
+)
+def test_a_reference_or_a_decimal_starting_with_zero_is_no_phone_number(words):
+    assert config("twilio_sms", words, "send_sms")["to"] == "+10000000000"
 
 
 def test_a_date_and_time_is_no_phone_number():

@@ -61,6 +61,9 @@ def test_a_negation_or_an_option_passed_over_turns_the_app_down(text, item):
         ("Right now I copy the orders into Airtable by hand every evening.", "airtable"),
         ("The consultancy we hired in 2023 set it up with Zendesk.", "zendesk"),
         ("Our old contractor had this going to Trello.", "trello"),
+        # a clause dated in the past is history, whoever did it
+        ("Head office put all of us on Microsoft Teams last year.", "microsoft_teams"),
+        ("Three years ago the club kept the fixtures in Airtable.", "airtable"),
         ("No need for a text, Twilio already alerts the on-call nurse.", "twilio_sms"),
     ],
 )
