@@ -87,6 +87,11 @@ OWNED_BEFORE = re.compile(
     r"(?:(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|whole|entire|weekend)s?\s+)?\Z",
     re.IGNORECASE,
 )
+# "so far that week", "this month's totals": a determiner says which one, a period not a
+# recurrence.
+WHICH_BEFORE = re.compile(
+    r"(?<!\w)(?:this|that|these|those|next|last|past|previous|coming)\s+\Z", re.I
+)
 # A time word that names a field of the data: "the publication year", "day, place, hotel".
 FIELD_BEFORE = re.compile(
     r"(?:(?<!\w)(?:publication|birth|release|fiscal|financial|tax|academic|school|model|production"
@@ -140,6 +145,7 @@ def parsed_hits(text: str, taken: list[Hit]) -> list[Hit]:
                 for w in TIME_WORD.finditer(text, sentence.start(), sentence.end())
                 if not POSSESSIVE.match(text, w.end())
                 and not OWNED_BEFORE.search(text, max(0, w.start() - 24), w.start())
+                and not WHICH_BEFORE.search(text, max(0, w.start() - 12), w.start())
                 and not _names_a_field(text, w)
                 and not OFFSET_AFTER.match(text, w.end())
                 and not DURATION_AFTER.match(text, w.end())

@@ -187,7 +187,43 @@ def doing_already(text: str, hits: Iterable[Hit]) -> set[Hit]:
 
 def descriptions(text: str, hits: Iterable[Hit]) -> set[Hit]:
     """The time hits that describe how things are rather than when to run."""
-    return {hit for hit, token in references(text, hits) if described(token) or reported(token)}
+    return {
+        hit
+        for hit, token in references(text, hits)
+        if described(token) or reported(token) or routine_of(token)
+    }
+
+
+# Subjects that stand for the workflow itself, or for the user: their times are asked for.
+WORKFLOW_WORDS = {"it", "this", "that", "which", "you", "workflow", "automation", "bot", "system"}
+
+
+def routine_of(token: Token) -> bool:
+    """A time in what someone else does of their own accord: "every month the wholesaler
+    sends me the price list", "Father Tomasz writes the monthly newsletter". Their clock
+    makes the data arrive; it is no schedule the workflow runs on (what arrives is an event).
+    Told, not asked: a verb of making or sending in the indicative, no modal, no negation,
+    its subject a person or party other than the user, the user's team or the workflow
+    ("my accountant" is someone else; "our team" is the user's)."""
+    verb = governor(token)
+    # Told in a form no order takes: "sends", "sent"; "send" may be an order to the workflow
+    # whatever a tagger makes of the words before it ("every sunday nite send ...").
+    inflected = verb.tag_ == "VBZ" or (verb.tag_ == "VBD" and verb.lower_ != verb.lemma_)
+    if not inflected or verb.lemma_ not in WRITING:
+        return False
+    if verb.dep_ not in CLAUSES or any(c.dep_ in ("aux", "neg") for c in verb.children):
+        return False  # "will send", "doesn't send", or a clause inside a wish or a condition
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subject is None or subject.lower_ in OWN | WORKFLOW_WORDS or subject.tag_ == "PRP":
+        return False
+    if subject.lemma_.lower() in OWN_GROUPS or subject.i > verb.i:
+        return False  # "the team posts ...", or no statement at all
+    if any(t.like_num or t.i == token.i for t in subject.subtree):
+        return False  # the subject is the time itself, misread ("at 6pm the day ... send")
+    # An agent acts on something: "the stale tickets, emailed to me" has what is sent as
+    # its subject (a fragment read as a past tense), and no object.
+    acted_on = any(c.dep_ in ("dobj", "dative") for c in verb.children)
+    return subject.pos_ in ("PROPN", "NOUN") and acted_on
 
 
 def routine_of_others(sentence: str) -> bool:

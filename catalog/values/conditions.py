@@ -258,12 +258,16 @@ def _domains(text: str) -> list[Condition]:
     return found
 
 
+MARKS = {"label", "labels", "tags", "priority"}
+
+
 def _quoted(text: str) -> list[Condition]:
     """Words quoted in a sentence that limits ("only the ones that say 'urgent'"); not a
     quoted name of a place the workflow writes to ("a card on our board 'Maintenance'"),
     which a step's config takes (catalog/values/names.py)."""
     found = []
-    named = {n.at for n in names(text)}
+    # (a label or a tag marks the items themselves: "the ones tagged 'test'" is a filter)
+    named = {n.at for n in names(text) if not set(n.targets) & MARKS}
     for match in QUOTED.finditer(text):
         sentence = _limited(text, match.start())
         if sentence is not None and match.start() + 1 not in named:

@@ -88,6 +88,9 @@ def test_a_quoted_name_of_where_things_go_is_no_condition():
         "Trello board 'Maintenance'."
     )
     assert [c.value for c in stated_conditions(text)] == ["damage"]
+    # a label marks the items themselves: quoted, it is what to look for
+    labelled = "When an issue gets the label 'customer', create a task in Asana."
+    assert [c.value for c in stated_conditions(labelled)] == ["customer"]
 
 
 def test_an_app_first_told_as_history_is_placed_where_it_is_wanted():

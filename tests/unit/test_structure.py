@@ -245,9 +245,36 @@ def test_not_just_some_keeps_them_and_more():
     assert "sentiment" in mentioned and "sentiment" not in removed
 
 
-def test_someones_time_is_not_when_the_workflow_runs():
-    mentioned, _removed, _past = reading("Typing receipts up is eating my Friday afternoons.")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Typing receipts up is eating my Friday afternoons.",
+        # another party's clock makes the data arrive; the arrival is what starts the run
+        "Every month the wholesaler sends me their price list as a PDF to my Gmail.",
+        "Father Tomasz writes the monthly newsletter and saves it into our Dropbox.",
+        "My accountant emails me a statement every quarter; put its totals in a Google Sheet.",
+        # a particular period, not a recurrence
+        "Add up the hours each lad has done so far that week and put them in the sheet.",
+    ],
+)
+def test_someones_time_is_not_when_the_workflow_runs(text):
+    mentioned, _removed, _past = reading(text)
     assert "scheduler" not in mentioned
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Every Monday at 9, send the report to Slack.",
+        "The bot posts the summary to Slack every morning at 8.",
+        "Every morning our manager gets an email with yesterday's sales.",
+        "Each evening the system sends a summary to Telegram.",
+        "The report should go to Slack every Monday.",
+    ],
+)
+def test_a_time_asked_of_the_workflow_or_said_of_the_users_team_is_a_schedule(text):
+    mentioned, _removed, _past = reading(text)
+    assert "scheduler" in mentioned
 
 
 @pytest.mark.parametrize(
