@@ -109,3 +109,14 @@ def test_corpus_sessions_confirm_on_the_turn_a_closing_is_said(text):
         assert session.out.phase == "gathering"
         session.say(text)
         assert session.out.phase == "confirming", (case["id"], session.out.replies[-1])
+
+
+def test_the_closings_measure_names_a_phrasing_that_does_not_close(tmp_path, capsys):
+    from tests.support import closings
+
+    said = tmp_path / "phrasings.json"
+    said.write_text(json.dumps(["all set, thanks", "what about the colours of the logo"]))
+    assert closings.main([str(said), "--cases", "2"]) == 1
+    out = capsys.readouterr().out
+    assert "MISS 'what about the colours of the logo'" in out
+    assert "closings: 1/2" in out
