@@ -52,8 +52,14 @@ ENDPOINT = re.compile(
 )
 S3_URL = re.compile(r"\bs3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(/\S*)?", re.IGNORECASE)
 UNDER_PREFIX = re.compile(r"\bunder\s+([\w{}.-]+/[\w{}./-]*)")
+# "google" is the verb only where no article, owner or preposition makes it a noun and no
+# product of Google's follows ("my google calendar", "it's all in google now" are not searches).
+GOOGLE_VERB = (
+    r"(?<!\bmy\s)(?<!\bour\s)(?<!\bthe\s)(?<!\bin\s)(?<!\bon\s)(?<!\bfrom\s)(?<!\binto\s)"
+    r"google(?!\s+(?:calendar|sheets?|drive|docs?|mail|maps|chat|forms?|meet|workspace|now)\b)"
+)
 SEARCH = re.compile(
-    r"\b(?:search(?:\s+(?:the\s+web|online|google))?\s+for|look\s+up|google)\s+"
+    rf"\b(?:search(?:\s+(?:the\s+web|online|google))?\s+for|look\s+up|{GOOGLE_VERB})\s+"
     r"(.{3,80}?)(?=[.,;!?\n]|\s+(?:and|then|every|each|so)\b|$)",
     re.IGNORECASE,
 )

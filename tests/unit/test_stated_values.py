@@ -218,6 +218,17 @@ def test_what_to_search_for_becomes_the_search_query():
     assert config("web_search", words)["query_template"] == "Lisbon ferry strikes"
 
 
+def test_google_named_as_a_product_is_no_search():
+    words = (
+        "My jobs are all in my google calendar, it's all in google now. "
+        "Search the web for the weather in Leeds and put it at the top."
+    )
+    assert config("web_search", words)["query_template"] == "the weather in Leeds"
+    assert config("web_search", "Google each new supplier, then log it.")["query_template"] == (
+        "each new supplier"
+    )
+
+
 def test_a_required_value_nobody_stated_is_listed_as_open():
     airtable = CATALOGUE["airtable"]
     made = config("airtable", "Put each claim in the table Returns.", "create_record")
