@@ -43,6 +43,13 @@ def alias_words() -> frozenset[str]:
     )
 
 
+@lru_cache(maxsize=1)
+def alias_phrases() -> frozenset[str]:
+    """Every app's aliases, lower case ("google sheet", "microsoft teams")."""
+    catalogue = load_catalogue()
+    return frozenset(a.lower() for i in catalogue.ids for a in catalogue[i].aliases)
+
+
 @lru_cache(maxsize=128)
 def properties_of(app_id: str) -> frozenset[str]:
     """Every config property the app has, in its catalogue schema or any of its operations."""

@@ -90,8 +90,9 @@ def candidates(text: str) -> tuple[Candidate, ...]:
     found = [
         Candidate(n.start, n.end, n.targets, n.value, 0, n.at)
         for n in names(text)
-        # "the Slack channel", "our Google Sheet": an app's own name names no thing in it.
-        if not set(n.value.lower().split()) <= owners.alias_words()
+        # "the Slack channel", "our Google Sheet": an app's own name names no thing in it;
+        # but "the folder Job Sheets" does, though each of its words is some alias's word.
+        if not _app_name(n.value)
     ]
     found += [
         Candidate(m.start(), m.end(), ("channel",), "#" + m[1].lower().rstrip("._-"))
@@ -122,6 +123,16 @@ def candidates(text: str) -> tuple[Candidate, ...]:
 
 
 SENT_TO = ("to", "email", "cc")
+
+
+def _app_name(value: str) -> bool:
+    """The words are an app's alias ("Google Sheet"), or one word of one ("Drive")."""
+    words = value.lower().split()
+    if len(words) == 1:
+        return words[0] in owners.alias_words()
+    return " ".join(words) in owners.alias_phrases() or " ".join(words).rstrip("s") in (
+        owners.alias_phrases()
+    )
 
 
 def _right_after(text: str, end: int, start: int) -> bool:

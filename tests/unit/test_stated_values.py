@@ -332,3 +332,12 @@ def test_an_address_said_right_after_a_person_is_where_it_goes():
 def test_a_slip_for_the_apps_own_name_is_no_name_for_its_board():
     words = "Add a card to our trelo board 'Parents Evening' for each booking."
     assert config("trello", words)["board"] == "Parents Evening"
+
+
+def test_a_name_made_of_words_that_also_name_apps_is_still_a_name():
+    words = "The photos go into the dropbox folder Job Sheets; read them with OCR."
+    assert config("dropbox", words, "new_file")["folder"] == "Job Sheets"
+    # an app's own name still names nothing in it
+    assert config("dropbox", "Watch our Dropbox folder for scans.", "new_file")["folder"] != (
+        "Dropbox"
+    )
