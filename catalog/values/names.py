@@ -67,7 +67,7 @@ STOP = (
 )
 # What may stand between a noun and "called": a few words, but no other container noun
 # ("a page in a Notion database called X" names the database).
-BETWEEN = rf"(?:(?!\b{NOUN}\b)[\w \t]){{0,30}}?"
+BETWEEN = rf"(?:(?!\b{NOUN}\b)[\w \t,]){{0,30}}?"
 CALLED = r"(?i:(?:is\s+|was\s+)?(?:called|named|titled))"
 FORMS = (
     # "channel 'Lecture'", "tab is called 'Starters 2025'", "a folder in my Drive called X".

@@ -341,3 +341,8 @@ def test_a_name_made_of_words_that_also_name_apps_is_still_a_name():
     assert config("dropbox", "Watch our Dropbox folder for scans.", "new_file")["folder"] != (
         "Dropbox"
     )
+
+
+def test_a_name_said_after_a_comma_belongs_to_the_thing_before_it():
+    words = "Write each payment in our Google spreadsheet, the one called Subs 2025."
+    assert config("google_sheets", words, "append_row")["spreadsheet"] == "Subs 2025"
