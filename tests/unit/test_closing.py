@@ -66,6 +66,17 @@ NEAR_MISSES = [
     "ready when the form is submitted",
     "That's all on the sheet already",
     "The trips go ahead at nine if the wind is low",
+    # read by structure, not by the listed forms: each adds, asks or is not yet finished
+    "I'm not finished yet",
+    "Start with the invoices from last month",
+    "Make the subject line shorter",
+    "that's it for the first step",
+    "when you're done let me know",
+    "Is that everything you need?",
+    "build the summary from the comments too",
+    "Make the subject line start with the word Auto.",
+    "Please make sure a human can undo anything it does.",
+    "Sorry, the office is loud today, it's someone's birthday.",
 ]
 
 
