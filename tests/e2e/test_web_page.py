@@ -221,7 +221,7 @@ async def the_workflow_is_drawn_and_described(page, document: dict) -> None:
     await expect(start).to_contain_text("On a schedule")
     gmail = page.locator('#step-cards li[data-step="gmail"]')
     await expect(gmail).to_contain_text("Step 1")
-    await expect(gmail).to_contain_text("New email matching a search")
+    await expect(gmail).to_contain_text("Read the emails matching a search")  # on a schedule
     await expect(gmail).to_contain_text("has:attachment invoice")
     await expect(gmail).to_contain_text("Connect your Gmail account")
     slack = page.locator('#step-cards li[data-step="slack"]')
