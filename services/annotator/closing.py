@@ -225,10 +225,8 @@ def _finishes(token: Token) -> bool:
         return word in TOTALS and _total(token) and _main(token)
     if token.dep_ not in ("ROOT", "ccomp", "conj", "acomp", "attr") or token.tag_ == "VBG":
         return False  # "get it done by Friday", "the complete list": not the description
-    if any(c.dep_ in ("agent", "auxpass") and c.lower_ == "by" for c in token.children):
-        return False  # "weekends are covered by the neighbours": done by someone
     if any(c.dep_ == "agent" for c in token.children):
-        return False
+        return False  # "weekends are covered by the neighbours": done by someone
     objects = {c.lower_ for c in token.children if c.dep_ == "dobj"}
     if not objects <= TOTALS | {"that", "this", "explaining", "describing"}:
         return False  # "we cover the tender stuff with fleece"
