@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from planwire.procs import StackError
+from planwire.procs import StackError, stop_within
 from planwire.specs import parse_replicas, parse_services
 
 if TYPE_CHECKING:
@@ -86,9 +86,11 @@ def up(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     finally:
-        # A second Ctrl-C must not cut the shutdown short and leave children behind.
+        # A second Ctrl-C must not cut the shutdown short and leave children behind; a
+        # stop that hangs is cut at a deadline instead.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        stop_within()
         stack.stop()
 
 
@@ -108,7 +110,8 @@ def _model_settings(model: Backend | None) -> ModelSettings:
 
 
 def _interrupt(_signum: int, _frame: object) -> None:
-    """SIGTERM takes the same way out as Ctrl-C."""
+    """SIGTERM takes the same way out as Ctrl-C, within a deadline (`stop_within`)."""
+    stop_within()
     raise KeyboardInterrupt
 
 

@@ -8,15 +8,22 @@ which then stops the children in order.
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import os
 import signal
 import socket
 import subprocess
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 STOP_WAIT_S = 10.0
+# A stop of a whole stack waits up to STOP_WAIT_S for the services, then as long for
+# Valkey and the broker; past this the stop is hung, not slow.
+STOP_DEADLINE_S = 2 * STOP_WAIT_S + 5
+_deadline_armed = threading.Event()
 
 
 class StackError(RuntimeError):
@@ -40,6 +47,43 @@ def pid_alive(pid: int) -> bool:
         return False
     # The state letter follows the parenthesised command name, which may contain spaces.
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def child_pids(parent: int) -> list[int]:
+    """Live pids whose parent is `parent`, read from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == parent and fields[0] not in ("Z", "X"):
+                    found.append(int(entry.name))
+    return found
+
+
+def stop_within(deadline_s: float = STOP_DEADLINE_S) -> None:
+    """Bound this process's own stop: if it still runs `deadline_s` from now, print every
+    thread's stack to stderr (where the stop hung), SIGKILL each child's process group and
+    exit with 130, as after Ctrl-C. A stop that hangs must not keep a CI job, a terminal or
+    a pod's grace period waiting. Armed once; later calls change nothing."""
+    if _deadline_armed.is_set():
+        return
+    _deadline_armed.set()
+
+    def cut() -> None:
+        time.sleep(deadline_s)
+        sys.stderr.write(
+            f"planwire: stopping took over {deadline_s:.0f} s; where each thread was, "
+            "then every child is killed\n"
+        )
+        with contextlib.suppress(Exception):
+            faulthandler.dump_traceback(all_threads=True)
+        for pid in child_pids(os.getpid()):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)  # each child leads its own group
+        os._exit(130)
+
+    threading.Thread(target=cut, name="stop-deadline", daemon=True).start()
 
 
 def group_pids(pgid: int) -> list[int]:

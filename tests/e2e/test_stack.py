@@ -203,12 +203,13 @@ def test_a_terminated_eval_leaves_no_server_behind(tmp_path):
         "PYTHONPATH": str(ROOT),
         "PLANWIRE_STACK_SERVICES": f"gateway={FAKE},trimmer={FAKE}",
     }
+    errors = tmp_path / "stderr.txt"
     run = subprocess.Popen(
         [sys.executable, "-m", "planwire", "eval", str(case)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=errors.open("w"),
     )
     deadline, started, steady = time.monotonic() + 60, [], 0
     while time.monotonic() < deadline and steady < 8 and run.poll() is None:
@@ -217,6 +218,12 @@ def test_a_terminated_eval_leaves_no_server_behind(tmp_path):
         steady = steady + 1 if now == started and now else 0
         started = now
     run.send_signal(signal.SIGTERM)
-    run.wait(20)
+    try:
+        # The stack's own stop takes up to 20 s; a hung one is cut at 25 (`stop_within`).
+        run.wait(40)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        raise AssertionError(f"eval still ran 40 s after SIGTERM:\n{errors.read_text()}") from None
+    assert run.returncode == 130, errors.read_text()
     assert len(started) >= 4  # the broker, Valkey and the services
     assert [p for p in started if running(p)] == []
