@@ -152,6 +152,11 @@ def test_a_name_inside_an_address_or_a_things_quoted_name_is_data(text, item):
         ("The scans go into Google Drive now, one folder per site.", "google_drive", "event"),
         ("Each Friday at noon I get a text with the week's takings.", "twilio_sms", "destination"),
         ("The duty nurse should receive a Slack message right away.", "slack", "destination"),
+        # One of the user's people telling others through the app does the job the workflow
+        # takes over; others sending into it is what arrives.
+        ("Our foreman texts the rota to the crew over WhatsApp.", "whatsapp", "destination"),
+        ("Patients email their forms to the front desk in Outlook.", "outlook", "event"),
+        ("Members post their photos to our Discord server.", "discord", "event"),
     ],
 )
 def test_how_a_sentence_uses_an_app_event_source_or_destination(text, item, use):
