@@ -906,13 +906,18 @@ def use_of(token: Token, sends: bool = False) -> Use | None:
         return "destination"  # "I get a text with my top deals": the workflow sends it
     if _someone_else(verb):
         return None  # "she still checks that Notion board": what another person does there
-    if verb.lemma_ == "go" and preps & {"to", "into", "onto"}:
+    into = preps & {"to", "into", "onto", "in", "on"} or any(
+        c.dep_ == "prt" and c.lower_ in ("in", "into") for c in verb.children
+    )
+    if verb.lemma_ == "go" and into:
         # "each registration should go into Airtable" is an order; "the photos go into
         # Google Drive now" says where things arrive.
         ordered = any(c.tag_ == "MD" for c in verb.children) or verb.tag_ == "VB"
         return "destination" if ordered else "event"
     if _gets_a_record(verb):
         return "destination"  # "every PO should get a row in the sheet": one is written there
+    if _had(verb) and not preps & {"from", "out"}:
+        return None  # "we've got a Twilio account": what they have, not what is read
     if preps & {"from", "out"} or verb.lemma_ in READING or _kept_there(verb, preps):
         if _people_there(verb):
             return None  # "leadership lives in Teams now": who works there, not what is kept
@@ -920,6 +925,13 @@ def use_of(token: Token, sends: bool = False) -> Use | None:
     if preps & {"to", "into", "onto"} or verb.lemma_ in WRITING:
         return "destination"
     return None
+
+
+def _had(verb: Token) -> bool:
+    """ "have got" is having: "we've got an account", "I have got a shared inbox"."""
+    return verb.lower_ == "got" and any(
+        c.dep_ == "aux" and c.lemma_ == "have" for c in verb.children
+    )
 
 
 def _a_message_received(token: Token, verb: Token) -> bool:
@@ -1029,10 +1041,14 @@ def _event(token: Token, verb: Token, chain: list[Token]) -> bool:
     clause_mark = any(
         c.dep_ in ("mark", "advmod") and c.lower_ in EVENT_MARKS for c in verb.children
     )
-    # "new rows in the sheet go to Slack" is an event; "add it as a new row in the sheet"
-    # is an order to write one.
-    new_thing = verb.lemma_ not in WRITING and any(
-        c.lower_ == "new" and c.dep_ == "amod" for t in chain for c in t.children
+    # "new rows in the sheet go to Slack" is an event: the new things are what the clause is
+    # about. "add it as a new row in the sheet", "each request should go in as a new row in
+    # the sheet" are orders to write one.
+    about = chain[-2] if len(chain) > 1 else token
+    new_thing = (
+        verb.lemma_ not in WRITING
+        and about.dep_ in ("nsubj", "nsubjpass", "attr")  # "there are new leads in X"
+        and any(c.lower_ == "new" and c.dep_ == "amod" for t in chain for c in t.children)
     )
     happening = verb.lemma_ in ARRIVING and verb.dep_ in ("advcl", "relcl")
     # "every time someone upgrades in Stripe", "the moment a card lands in Trello".

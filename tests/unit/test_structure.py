@@ -157,6 +157,13 @@ def test_a_name_inside_an_address_or_a_things_quoted_name_is_data(text, item):
         ("Our foreman texts the rota to the crew over WhatsApp.", "whatsapp", "destination"),
         ("Patients email their forms to the front desk in Outlook.", "outlook", "event"),
         ("Members post their photos to our Discord server.", "discord", "event"),
+        # A new thing is an event when the clause is about it, not when it is what to write.
+        ("Each booking should go in as a new card on Trello.", "trello", "destination"),
+        ("Whenever there are new tickets in Zendesk, tell me.", "zendesk", "event"),
+        ("New rows in our Airtable base go to the team.", "airtable", "event"),
+        # Having an account is neither reading nor writing.
+        ("We have got a Dropbox account from the old office.", "dropbox", None),
+        ("I've got the figures from QuickBooks already.", "quickbooks", "source"),
     ],
 )
 def test_how_a_sentence_uses_an_app_event_source_or_destination(text, item, use):
