@@ -49,16 +49,22 @@ def pid_alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
-def child_pids(parent: int) -> list[int]:
-    """Live pids whose parent is `parent`, read from /proc."""
+def _live_with(field: int, value: int) -> list[int]:
+    """Live pids whose /proc stat field (after the command name: 1 parent, 2 process group)
+    equals `value`; zombies count as gone."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             with contextlib.suppress(OSError, IndexError, ValueError):
                 fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[1]) == parent and fields[0] not in ("Z", "X"):
+                if int(fields[field]) == value and fields[0] not in ("Z", "X"):
                     found.append(int(entry.name))
     return found
+
+
+def child_pids(parent: int) -> list[int]:
+    """Live pids whose parent is `parent`, read from /proc."""
+    return _live_with(1, parent)
 
 
 def stop_within(deadline_s: float = STOP_DEADLINE_S) -> None:
@@ -88,14 +94,7 @@ def stop_within(deadline_s: float = STOP_DEADLINE_S) -> None:
 
 def group_pids(pgid: int) -> list[int]:
     """Live pids in a process group, read from /proc (children may outlive their leader)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-                    found.append(int(entry.name))
-    return found
+    return _live_with(2, pgid)
 
 
 @dataclass
