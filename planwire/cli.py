@@ -8,9 +8,10 @@ import runpy
 import signal
 import sys
 import time
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
@@ -18,8 +19,11 @@ from planwire.procs import StackError, stop_within
 from planwire.specs import parse_replicas, parse_services
 
 if TYPE_CHECKING:
+    from planwire.chaos import Verdict
     from planwire.stack import EmbeddedStack
     from shared.model.factory import ModelSettings
+
+T = TypeVar("T")
 
 app = typer.Typer(
     help="planwire: turn a conversation into a built workflow.",
@@ -380,11 +384,11 @@ def chaos(
     once = tuple(
         n for n, on in (("valkey", valkey), (stack.broker, broker)) if on and stack.restartable(n)
     )
-    try:
-        stack.start()
+
+    def play() -> tuple[Verdict, dict[str, int]]:
         for line in describe(stack, once):
             typer.echo(line)
-        result, kills = asyncio.run(
+        return asyncio.run(
             run_chaos(
                 stack,
                 cases,
@@ -396,11 +400,8 @@ def chaos(
                 log=typer.echo,
             )
         )
-    except (ChaosError, StackError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
-    finally:
-        stack.stop()
+
+    result, kills = _on_stack(stack, play, ChaosError)
     for line in figures(result, kills):
         typer.echo(line)
     typer.echo(f"wall time: {time.monotonic() - started:.0f} s; logs: {stack.log_dir}")
@@ -441,9 +442,9 @@ def soak(
     cases = load_cases([_default_cases()])
     # The soak measures the plumbing over time, not the gateway's per-tenant limits.
     stack = EmbeddedStack(_model_settings(model), service_env={"gateway": BENCH_GATEWAY_ENV})
-    try:
-        stack.start()
-        report = asyncio.run(
+    report = _on_stack(
+        stack,
+        lambda: asyncio.run(
             run_soak(
                 stack,
                 cases,
@@ -456,12 +457,9 @@ def soak(
                 seed=seed,
                 log=typer.echo,
             )
-        )
-    except (SoakError, StackError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
-    finally:
-        stack.stop()
+        ),
+        SoakError,
+    )
     errors = ", ".join(f"{k} {n}" for k, n in report.errors.items()) or "none"
     typer.echo(
         f"turns/s: {report.achieved} answered on average (paced at {report.rate}); "
@@ -473,6 +471,19 @@ def soak(
         json_out.write_text(json.dumps(report.to_json(), indent=2) + "\n")
     typer.echo(report.last_line())
     raise typer.Exit(0 if report.ok else 1)
+
+
+def _on_stack(stack: EmbeddedStack, work: Callable[[], T], failure: type[Exception]) -> T:
+    """Start `stack`, do `work` on it and stop it whatever happens; a `failure` of the work
+    or the stack's own error is printed and exits 2 (a run that could not be made)."""
+    try:
+        stack.start()
+        return work()
+    except (failure, StackError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    finally:
+        stack.stop()
 
 
 def _default_cases() -> Path:
