@@ -992,11 +992,10 @@ def _others_put_it_there(token: Token, verb: Token) -> bool:
     scans to Dropbox"): the app receives what starts the run; not an order to the workflow."""
     if verb.lemma_ not in WRITING or verb.dep_ not in ("ROOT", "conj", "advcl", "relcl"):
         return False
-    if _told_through(token, verb):
-        return False
     subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     if (
         subject is None
+        or _told_through(token, verb, subject)
         or token in subject.subtree
         or subject.lower_ in {"it", "this", "that", "you"}
     ):
@@ -1004,15 +1003,14 @@ def _others_put_it_there(token: Token, verb: Token) -> bool:
     return not any(c.tag_ == "MD" for c in verb.children) and verb.tag_ in ("VBP", "VBZ", "VBD")
 
 
-def _told_through(token: Token, verb: Token) -> bool:
+def _told_through(token: Token, verb: Token, subject: Token) -> bool:
     """One of the user's own people tells others something through the app ("she sends that
     to the lads in the shed on Telegram", "my manager texts the rota to the team on
     WhatsApp"): the job the workflow is to do in their place, so the app is where it writes.
     The app is not what receives ("to our WhatsApp", "to the Slack channel") but sits beyond
     the people told, joined by a preposition. Clients emailing receipts to the team in Outlook
     are data arriving, not this."""
-    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
-    if verb.lemma_ not in SENDING or subject is None or not _one_of_us(subject):
+    if verb.lemma_ not in SENDING or not _one_of_us(subject):
         return False
     receivers = [
         o for p in verb.children if p.lower_ == "to" for o in p.children if o.dep_ == "pobj"

@@ -77,7 +77,6 @@ def stop_within(deadline_s: float = STOP_DEADLINE_S) -> None:
     _deadline_armed.set()
 
     def cut() -> None:
-        time.sleep(deadline_s)
         sys.stderr.write(
             f"planwire: stopping took over {deadline_s:.0f} s; where each thread was, "
             "then every child is killed\n"
@@ -89,7 +88,9 @@ def stop_within(deadline_s: float = STOP_DEADLINE_S) -> None:
                 os.killpg(pid, signal.SIGKILL)  # each child leads its own group
         os._exit(130)
 
-    threading.Thread(target=cut, name="stop-deadline", daemon=True).start()
+    timer = threading.Timer(deadline_s, cut)
+    timer.name, timer.daemon = "stop-deadline", True
+    timer.start()
 
 
 def group_pids(pgid: int) -> list[int]:
