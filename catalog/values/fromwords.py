@@ -11,10 +11,10 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from catalog.values import crons, extract, owners, stated
+from catalog.values import crons, extract, lists, owners, stated
+from catalog.values.lists import FIELD_LISTS
 from shared.model.jsonschema_lite import SchemaViolation, validate
 
-FIELD_LISTS = ("fields", "columns", "properties")
 # Kinds only one app takes, read from the whole text (channels, phones: stated.py).
 FINDERS = {"cron": crons.cron, "timezone": extract.timezone}
 
@@ -38,7 +38,11 @@ def value_from_text(
     if "enum" in spec:
         return _fitting(extract.enum_choice(spec["enum"], text), spec)
     if spec.get("type") == "array" and name in FIELD_LISTS:
-        return _fitting(extract.fields(text)[: spec.get("maxItems", 30)] or None, spec)
+        limit = spec.get("maxItems", 30)
+        listed = lists.fields_for(specialist, text, apps, limit)
+        # Else field names said where the app is ("the vendor and total in the sheet").
+        named = extract.fields(lists.said_for(specialist, text, apps))[:limit]
+        return _fitting(listed or named or None, spec)
     said = stated.stated_value(
         specialist, name, properties or owners.properties_of(specialist), text, apps
     )

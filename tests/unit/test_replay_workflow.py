@@ -33,11 +33,14 @@ def test_a_confirmed_replay_holds_the_document_of_its_plan_with_the_users_values
 
 
 def test_a_detail_older_than_the_steps_window_is_recalled_into_the_config():
-    # 45 turns: the fields named in turns 1 and 3 are long out of the last 30 messages a step
-    # sees, and still in the Airtable step's config, cited to those turns.
-    airtable = next(n for n in played("early-mention-long.json")["nodes"] if n["id"] == "airtable")
-    assert {"vendor", "amount"} <= set(airtable["config"]["fields"])
-    assert airtable["sources"]["fields"][:2] == [1, 3]
+    # 45 turns: "Mark urgent items with a red label" (turn 12) is long out of the last 30
+    # messages a step sees, and still in the Gmail step's config, cited to that turn; the
+    # column order the user listed in turn 34 is the Airtable step's fields, in their order.
+    nodes = {n["id"]: n for n in played("early-mention-long.json")["nodes"]}
+    assert nodes["gmail"]["config"]["label"] == "red"
+    assert nodes["gmail"]["sources"]["label"] == [12]
+    assert nodes["airtable"]["config"]["fields"] == ["date", "vendor", "amount", "status"]
+    assert nodes["airtable"]["sources"]["fields"] == [34]
 
 
 def test_an_unconfirmed_replay_has_no_document():
