@@ -166,3 +166,70 @@ def _time_fields(times: list[tuple[int, int]], lowered: str) -> tuple[str, str]:
     if len(minutes) == 1:
         return str(minutes.pop()), ",".join(str(h) for h in sorted({h for h, _ in times}))
     return str(times[0][1]), str(times[0][0])
+
+
+# A cron in words, for people checking a schedule ("every weekday at 08:00").
+DAY_NAMES = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
+NUMBER = re.compile(r"\d{1,2}")
+
+
+def in_words(expression: str) -> str:
+    """ "0 18 * * *" -> "every day at 18:00", "*/30 * * * *" -> "every 30 minutes"; a cron
+    these forms do not cover is shown as it is ("on the cron 5 4 1-7 * 1")."""
+    fields = expression.split()
+    if len(fields) != 5:
+        return f"on the cron {expression}"
+    minute, hour, month_day, month, week_day = fields
+    when = _when(minute, hour)
+    days = _on_days(month_day, month, week_day)
+    if when is None or days is None:
+        return f"on the cron {expression}"
+    if when.startswith("every"):  # "every 30 minutes", "every hour on weekdays"
+        if days == "every day":
+            return when
+        plural = days.replace("every weekday ", "weekdays ").replace(
+            "every weekend day", "weekends"
+        )
+        return f"{when} {plural if plural.startswith('on ') else 'on ' + plural.removeprefix('every ')}"
+    return f"{days} {when}"
+
+
+def _when(minute: str, hour: str) -> str | None:
+    if (m := re.fullmatch(r"\*/(\d{1,2})", minute)) and hour == "*":
+        return f"every {m.group(1)} minutes"
+    if not NUMBER.fullmatch(minute):
+        return None
+    if hour == "*":
+        return "every hour" + (f" at {int(minute)} past" if int(minute) else "")
+    if m := re.fullmatch(r"\*/(\d{1,2})", hour):
+        return f"every {m.group(1)} hours" + (f" at {int(minute)} past" if int(minute) else "")
+    hours = hour.split(",")
+    if not all(NUMBER.fullmatch(h) and int(h) < 24 for h in hours):
+        return None
+    times = [f"{int(h):02d}:{int(minute):02d}" for h in hours]
+    return "at " + (
+        " and ".join([", ".join(times[:-1]), times[-1]]) if len(times) > 1 else times[0]
+    )
+
+
+def _on_days(month_day: str, month: str, week_day: str) -> str | None:
+    if month != "*":
+        return None
+    if month_day != "*":
+        if not NUMBER.fullmatch(month_day) or week_day != "*":
+            return None
+        return f"on day {int(month_day)} of every month"
+    if week_day in ("*", "0-6", "1-7"):
+        return "every day"
+    if week_day == "1-5":
+        return "every weekday (Monday to Friday)"
+    if week_day in ("0,6", "6,0"):
+        return "every weekend day"
+    if m := re.fullmatch(r"([0-7])-([0-7])", week_day):
+        first, last = (DAY_NAMES[int(d) % 7] for d in m.groups())
+        return f"every {first} to {last}"
+    days = week_day.split(",")
+    if not all(re.fullmatch(r"[0-7]", d) for d in days):
+        return None
+    said = [DAY_NAMES[int(d) % 7] for d in days]
+    return "every " + (" and ".join([", ".join(said[:-1]), said[-1]]) if len(said) > 1 else said[0])

@@ -21,6 +21,7 @@ from catalog import (
     of_family,
     taken_back_from,
 )
+from catalog.flow import ordered
 from catalog.values import claimed
 from schemas.turn import (
     OPERATORS,
@@ -434,14 +435,16 @@ def code_hints(
     return needs.open_questions(notes, words, catalogue, needs.answered(history))
 
 
-def heuristic_summary(items: set[str], catalogue: Catalogue) -> str:
-    """A plain summary when the model gives none: the noted items by display name."""
-    names = [catalogue[i].name for i in sorted(items) if catalogue.get(i)]
-    return f"A workflow using {', '.join(names)}." if names else "Nothing concrete yet."
+def heuristic_summary(notes: Notes, catalogue: Catalogue) -> str:
+    """A plain summary when the model gives none: the noted steps in the order the workflow
+    runs them ("Scheduler → Shopify → Calculator → Telegram")."""
+    names = [catalogue[i].name for i in ordered(notes, catalogue)]
+    return f"{' → '.join(names)}." if names else "Nothing concrete yet."
 
 
 def summary_of(proposed: str, items: set[str], catalogue: Catalogue) -> tuple[str, list[str]]:
-    """The model's summary if it agrees with the notes, else code's; and the rule that fired.
+    """The model's summary if it agrees with the notes, else "" (code writes its own once
+    the notes are folded); and the rule that fired.
 
     It must name at least one noted item (once there are any) and nothing that is not noted:
     a weak model's summary drifts to topics the user never raised, or keeps an item the
@@ -450,9 +453,7 @@ def summary_of(proposed: str, items: set[str], catalogue: Catalogue) -> tuple[st
     named = set(find_mentions(proposed, catalogue))
     if proposed.strip() and named <= items and (named or not items):
         return proposed, []
-    return heuristic_summary(items, catalogue), [
-        "model_summary_disagrees_with_notes"
-    ] if proposed.strip() else []
+    return "", ["model_summary_disagrees_with_notes"] if proposed.strip() else []
 
 
 # `"removed": ["gmail"]`: a field of the notes with its value, as a user might paste it.
@@ -548,5 +549,10 @@ def fold(
         last_turn_id=turn_id,
     )
     hints = code_hints(notes, user_text, history, catalogue) + list(view.hints)
-    notes = notes.model_copy(update={"hints": list(dict.fromkeys(hints))[:5]})
+    notes = notes.model_copy(
+        update={
+            "hints": list(dict.fromkeys(hints))[:5],
+            "requirement_summary": summary[:2000] or heuristic_summary(notes, catalogue),
+        }
+    )
     return Folded(notes, score >= threshold, overrides + summary_rules)

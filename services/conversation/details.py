@@ -10,6 +10,7 @@ from typing import Any
 
 from catalog import Catalogue
 from catalog.operations import operations_for
+from catalog.values import crons
 from catalog.values.conditions import OPERATORS, Condition, stated_conditions, with_read
 from catalog.values.fromwords import value_from_text
 from schemas.turn import StatedCondition
@@ -26,25 +27,44 @@ def schema_of(item: str, operation: str | None, catalogue: Catalogue) -> dict[st
     return found.config_schema if found else catalogue[item].config_schema
 
 
-def step_values(
+def stated_config(
     item: str, operation: str | None, words: str, apps: Collection[str], catalogue: Catalogue
-) -> list[str]:
-    """ "channel #ops", "cron 0 7 * * 1": the values the user stated for this step."""
+) -> dict[str, Any]:
+    """The config values the user stated for this step, by property (wording left out)."""
     if not words:
-        return []
+        return {}
     properties = schema_of(item, operation, catalogue).get("properties", {})
+    found = {
+        name: value_from_text(item, name, spec, words, properties, apps)
+        for name, spec in properties.items()
+        if name not in WORDING
+    }
+    return {name: value for name, value in found.items() if value not in (None, "", [], False)}
+
+
+def labelled(values: dict[str, Any]) -> list[str]:
+    """ "channel #ops", "include attachments": config values as a person reads them."""
     shown = []
-    for name, spec in properties.items():
-        if name in WORDING:
-            continue
-        value = value_from_text(item, name, spec, words, properties, apps)
+    for name, value in values.items():
         label = name.replace("_", " ")
         if value is True:
             shown.append(label)  # "include attachments"
-        elif value not in (None, "", [], False):
+        else:
             said = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
             shown.append(f"{label} {said}")
     return shown[:MAX_VALUES]
+
+
+def schedule_words(values: dict[str, Any]) -> str:
+    """ "every day at 18:00 (cron 0 18 * * *), UTC unless you tell me your time zone": when a
+    scheduled step runs, in words and as the cron that will be saved; the values it used
+    are taken out of `values`."""
+    cron, zone = values.pop("cron", None), values.pop("timezone", None)
+    if not cron:
+        return ""
+    if zone:
+        return f"{crons.in_words(str(cron))}, time zone {zone} (cron {cron})"
+    return f"{crons.in_words(str(cron))} (cron {cron}), UTC unless you tell me your time zone"
 
 
 def condition_lines(

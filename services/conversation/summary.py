@@ -11,7 +11,12 @@ from catalog import Catalogue
 from catalog.flow import operation_of, ordered, trigger_of
 from catalog.operations import operations_for
 from schemas.turn import Notes
-from services.conversation.details import condition_lines, step_values
+from services.conversation.details import (
+    condition_lines,
+    labelled,
+    schedule_words,
+    stated_config,
+)
 
 CONFIRM_PROMPT = "Shall I build it? Reply yes to confirm, or tell me what to change."
 TO_FILL = "To fill in later:"
@@ -93,25 +98,32 @@ def flow_lines(notes: Notes, catalogue: Catalogue, words: str = "") -> list[str]
         return []
     trigger = trigger_of(notes, catalogue)
 
-    def parts(item: str) -> tuple[str, list[str]]:
+    def parts(item: str) -> tuple[str, str, list[str]]:
+        """What the step does, when it runs (a schedule in words), its other values."""
         operation = operation_of(item, notes, catalogue)
-        values = step_values(item, operation, words, steps, catalogue)
-        shown = " ".join(values).lower()
+        stated = stated_config(item, operation, words, steps, catalogue)
+        when = schedule_words(stated)
+        values = labelled(stated)
+        shown = " ".join([when, *values]).lower()
         # What a checked model read that code's own reading does not show, in their words.
         values += [
             f'"{v.text}"' for v in notes.stated if v.id == item and v.text.lower() not in shown
         ]
-        return operation_name(item, operation).lower(), values
+        return operation_name(item, operation).lower(), when, values
 
     def line(item: str) -> str:
-        what, values = parts(item)
-        return what + (f" ({'; '.join(values)})" if values else "")
+        what, when, values = parts(item)
+        inside = [w for w in (when, *values) if w]
+        return what + (f" ({'; '.join(inside)})" if inside else "")
 
     lines = []
     if trigger is not None:
-        what, values = parts(trigger)
-        inside = "; ".join([w for w in (what, *values) if w])
-        lines.append(f"Starts: {catalogue[trigger].name}" + (f" ({inside})" if inside else ""))
+        what, when, values = parts(trigger)
+        if when:  # "Starts: every day at 18:00, time zone UTC unless you tell me yours (...)"
+            lines.append(f"Starts: {when}" + "".join(f"; {v}" for v in values))
+        else:
+            inside = "; ".join([w for w in (what, *values) if w])
+            lines.append(f"Starts: {catalogue[trigger].name}" + (f" ({inside})" if inside else ""))
     else:
         lines.append("Starts: when you run it.")
     for number, item in enumerate([i for i in steps if i != trigger], start=1):

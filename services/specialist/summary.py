@@ -11,8 +11,12 @@ import re
 from typing import Any
 
 from catalog import Catalogue
+from catalog.n8n.values import is_open, label
+from catalog.operations import load_operations
+from catalog.values import crons
 from catalog.values.conditions import OPERATORS
 from services.specialist import values
+from services.specialist.logic import PATTERNED
 
 ROLE_WORDS = {
     "trigger": "starts it",
@@ -20,6 +24,8 @@ ROLE_WORDS = {
     "processor": "processes it",
     "action": "acts on it",
 }
+# Properties whose value is wording the workflow writes, not a setting a person checks.
+WORDING = {"message_template", "body", "text", "title_template", "description_template"}
 MAX_SUMMARY_CHARS = 4000
 
 
@@ -34,8 +40,24 @@ def app_of(node: dict[str, Any]) -> str | None:
     return str(app) if app else None
 
 
+def does(node: dict[str, Any]) -> str:
+    """What the node's operation does, as a person says it ("send a message"); its role's
+    words for a document older than operations."""
+    app, operation = app_of(node), node.get("operation")
+    if app and operation:
+        try:
+            ops = load_operations()[app]
+        except KeyError:
+            ops = None
+        found = ops and (ops.event(operation) or ops.action(operation))
+        if found:
+            return found.name.lower()
+    return ROLE_WORDS.get(node.get("role", ""), "acts on it")
+
+
 def step_line(node: dict[str, Any], catalogue: Catalogue) -> str:
-    """One step in words: the app and what it does, or the condition it checks."""
+    """One step in words: the app, what it does and the values the user gave it ("Telegram:
+    send a message (chat id Packing Shed)"), or the condition it checks."""
     app = app_of(node)
     if app is None:
         config = node["config"]
@@ -43,32 +65,59 @@ def step_line(node: dict[str, Any], catalogue: Catalogue) -> str:
         compared = operator in ("greater_than", "less_than", "at_least", "at_most")
         said = ("is " if compared else "") + OPERATORS.get(operator, operator)
         return f"only when the {config.get('field', 'value')} {said} {config.get('value', '')}"
-    return f"{catalogue[app].name} {ROLE_WORDS.get(node['role'], 'acts on it')}{highlights(node['config'])}"
+    return f"{catalogue[app].name}: {does(node)}{highlights(node)}"
 
 
 def heuristic_summary(document: dict[str, Any], catalogue: Catalogue) -> str:
-    """A plain summary naming every node, its role and the main config values."""
-    steps = [f"{i}. {step_line(n, catalogue)}" for i, n in enumerate(document["nodes"], 1)]
-    when = (
-        f" It runs on the schedule '{document['schedule']['cron']}' ({document['schedule']['timezone']})."
-        if document.get("schedule")
-        else ""
-    )
+    """A plain summary in the order the workflow runs: when it runs (a schedule in words,
+    with its time zone) or what starts it, each step with the values the user gave, and
+    what is still to fill in before it can run."""
+    trigger = (document.get("trigger") or {}).get("node")
+    schedule = document.get("schedule")
+    steps = [n for n in document["nodes"] if not (schedule and n["id"] == trigger)]
+    start = ""
+    if schedule:
+        by = next(
+            (
+                catalogue[a].name
+                for n in document["nodes"]
+                if n["id"] == trigger and (a := app_of(n))
+            ),
+            "",
+        )
+        start = (
+            f" {by or 'It'} runs it {crons.in_words(schedule['cron'])}, time zone"
+            f" {schedule['timezone']} (cron {schedule['cron']})."
+        )
+    lines = [f"{i}. {step_line(n, catalogue)}" for i, n in enumerate(steps, 1)]
+    left = [
+        f"{PATTERNED.get(k, label(k))} for {catalogue[app].name}"
+        for n in document["nodes"]
+        if (app := app_of(n))
+        for k, v in n.get("config", {}).items()
+        if is_open(v)
+    ]
+    open_part = f" Still to fill in: {', '.join(left)}." if left else ""
     return (
-        f'I built "{document["title"]}" and saved it as workflow {document["workflow_id"]}.{when} Steps: '
-        + "; ".join(steps)
-        + "."
+        f'I built "{document["title"]}" and saved it as workflow {document["workflow_id"]}.'
+        f"{start} Steps: " + "; ".join(lines) + "." + open_part
     )
 
 
-def highlights(config: dict[str, Any], limit: int = 2) -> str:
-    """The first few scalar config values, as ' (channel: #finance, ...)'."""
-    shown = [
-        f"{k}: {v}"
-        for k, v in config.items()
-        if isinstance(v, (str, int, float)) and not isinstance(v, bool)
-    ][:limit]
-    return f" ({', '.join(shown)})" if shown else ""
+def highlights(node: dict[str, Any], limit: int = 3) -> str:
+    """The values the user gave the step (those its config cites turns for), as
+    ' (channel #finance; columns date, amount)'; wording and stand-ins left out."""
+    cited = node.get("sources") or {}
+    shown = []
+    for key, value in node.get("config", {}).items():
+        if key in WORDING or key not in cited or is_open(value) or value in ("", [], None):
+            continue
+        if value is True:
+            shown.append(label(key))
+        elif value is not False:
+            said = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+            shown.append(f"{label(key)} {said}")
+    return f" ({'; '.join(shown[:limit])})" if shown else ""
 
 
 def missing_names(text: str, names: list[str]) -> list[str]:
