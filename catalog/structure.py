@@ -196,6 +196,7 @@ def descriptions(text: str, hits: Iterable[Hit]) -> set[Hit]:
 
 # Subjects that stand for the workflow itself, or for the user: their times are asked for.
 WORKFLOW_WORDS = {"it", "this", "that", "which", "you", "workflow", "automation", "bot", "system"}
+WORKFLOW_WORDS |= {"something", "computer", "machine", "script", "tool", "robot", "app"}
 
 
 def routine_of(token: Token) -> bool:
@@ -206,15 +207,26 @@ def routine_of(token: Token) -> bool:
     its subject a person or party other than the user, the user's team or the workflow
     ("my accountant" is someone else; "our team" is the user's)."""
     verb = governor(token)
-    # Told in a form no order takes: "sends", "sent"; "send" may be an order to the workflow
-    # whatever a tagger makes of the words before it ("every sunday nite send ...").
-    inflected = verb.tag_ == "VBZ" or (verb.tag_ == "VBD" and verb.lower_ != verb.lemma_)
-    if not inflected or verb.lemma_ not in WRITING:
+    # "fill in the form and email a photo": the time is the first verb's, the sending the next.
+    joined = [c for c in verb.children if c.dep_ == "conj"]
+    verb = next((v for v in (verb, *joined) if v.lemma_ in WRITING), verb)
+    if verb.lemma_ not in WRITING or verb.dep_ not in CLAUSES:
         return False
-    if verb.dep_ not in CLAUSES or any(c.dep_ in ("aux", "neg") for c in verb.children):
+    if any(c.dep_ in ("aux", "neg") for v in (verb, verb.head) for c in v.children):
         return False  # "will send", "doesn't send", or a clause inside a wish or a condition
-    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    subject = subject_of(verb)
     if subject is None or subject.lower_ in OWN | WORKFLOW_WORDS or subject.tag_ == "PRP":
+        return False
+    # Told in a form no order takes: "sends", "sent"; or the plain form with a party named
+    # before it ("suppliers send", "the school send" in a second language). A time as the
+    # subject is a tagger's misreading of an order ("every sunday nite send ...").
+    inflected = verb.tag_ == "VBZ" or (verb.tag_ == "VBD" and verb.lower_ != verb.lemma_)
+    plain = (
+        verb.tag_ in ("VB", "VBP")
+        and verb.lemma_ in SENDING
+        and not any(t.lower_ in ("every", "each") for t in subject.subtree)
+    )
+    if not (inflected or plain):
         return False
     if subject.lemma_.lower() in OWN_GROUPS or subject.i > verb.i:
         return False  # "the team posts ...", or no statement at all
@@ -224,6 +236,20 @@ def routine_of(token: Token) -> bool:
     # its subject (a fragment read as a past tense), and no object.
     acted_on = any(c.dep_ in ("dobj", "dative") for c in verb.children)
     return subject.pos_ in ("PROPN", "NOUN") and acted_on
+
+
+# Verbs of sending, whose plain form with a party before it tells a habit ("suppliers send").
+SENDING = {"send", "email", "forward", "upload", "post", "text", "message", "share", "submit"}
+
+
+def subject_of(verb: Token) -> Token | None:
+    """The verb's subject; a verb joined to another ("fill it in and email it") shares
+    that one's."""
+    while True:
+        subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if subject is not None or verb.dep_ != "conj" or verb.head is verb:
+            return subject
+        verb = verb.head
 
 
 def routine_of_others(sentence: str) -> bool:

@@ -1329,3 +1329,22 @@ def test_latest_rounds_senses_and_removals(text: str, mentioned: set[str], remov
 )
 def test_latest_rounds_tools_by_what_they_do(text: str, expected: set[str]):
     assert set(detect(text, CATALOGUE).mentioned) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "is_schedule"),
+    [
+        # A party named before a verb of sending in its plain form tells their habit: plural
+        # subjects, and a second language's dropped -s.
+        ("Our suppliers send their price lists every month by email.", False),
+        ("The school of my son send the newsletter every week by email.", False),
+        ("Every evening the branch managers fill in the form and email a photo of it.", False),
+        # An order keeps its time, however the tagger reads the words before it.
+        ("every sunday nite send the report to slack", True),
+        ("Every Monday at 9, send the totals to the accountant.", True),
+        # "open" here is no sending, and cards are no party.
+        ("7am every weekday: the cards still open more than 72 hours, emailed to me.", True),
+    ],
+)
+def test_the_plain_form_of_sending_after_a_party_is_their_habit(text: str, is_schedule: bool):
+    assert ("scheduler" in detect(text, CATALOGUE).mentioned) == is_schedule
