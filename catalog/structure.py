@@ -1086,4 +1086,17 @@ def _event(token: Token, verb: Token, chain: list[Token]) -> bool:
         or new_thing
         or (happening and clause_mark)
         or each_time
+        or any(_on_happening(t) for t in chain[1:])
     )
+
+
+# Nouns of something happening, besides those made with -tion/-sion: "on form submission".
+HAPPENING_NOUNS = {"arrival", "receipt", "signup", "sign-up", "upload", "payment", "purchase"}
+
+
+def _on_happening(noun: Token) -> bool:
+    """ "on ticket creation in Zendesk", "upon submission of the form": the app is where
+    the thing happens that the run starts on."""
+    if noun.dep_ != "pobj" or noun.head.lower_ not in ("on", "upon"):
+        return False
+    return noun.lower_.endswith(("tion", "sion")) or noun.lower_ in HAPPENING_NOUNS

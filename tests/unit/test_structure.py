@@ -164,6 +164,11 @@ def test_a_name_inside_an_address_or_a_things_quoted_name_is_data(text, item):
         # Having an account is neither reading nor writing.
         ("We have got a Dropbox account from the old office.", "dropbox", None),
         ("I've got the figures from QuickBooks already.", "quickbooks", "source"),
+        # Something happening, said as a noun: the run starts on it there.
+        ("On ticket creation in Zendesk, open an issue in Jira.", "zendesk", "event"),
+        ("Upon signup in HubSpot, send a welcome email from Gmail.", "hubspot", "event"),
+        ("On payment in Stripe, add a row to the sheet.", "stripe", "event"),
+        ("Log the creation date in Airtable.", "airtable", "destination"),
     ],
 )
 def test_how_a_sentence_uses_an_app_event_source_or_destination(text, item, use):
