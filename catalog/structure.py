@@ -221,9 +221,11 @@ def routine_of(token: Token) -> bool:
     # before it ("suppliers send", "the school send" in a second language). A time as the
     # subject is a tagger's misreading of an order ("every sunday nite send ...").
     inflected = verb.tag_ == "VBZ" or (verb.tag_ == "VBD" and verb.lower_ != verb.lemma_)
+    after_number = subject.i > 0 and subject.nbor(-1).like_num  # "8am" read as 8 + "am"
     plain = (
         verb.tag_ in ("VB", "VBP")
         and verb.lemma_ in SENDING
+        and not after_number
         and not any(t.lower_ in ("every", "each") for t in subject.subtree)
     )
     if not (inflected or plain):
