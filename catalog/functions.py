@@ -91,6 +91,40 @@ def _into_measure(verb: Token) -> bool:
     return any(t.lemma_.lower() in MONEY | UNITS or t.lower_ in MONEY for t in targets)
 
 
+# Verbs of arithmetic: "total the hours", "sum up the refunds", "subtract the deposit".
+ARITHMETIC = {"total", "sum", "subtract", "deduct", "average", "tally", "tot", "multiply"}
+ARITHMETIC |= {"divide", "calculate", "compute", "prorate"}
+ARITHMETIC_WORDS = re.compile(
+    r"\b(?:total|sum|subtract|deduct|averag|tall|tot|multipl|divid|calculat|comput|prorat)\w*",
+    re.IGNORECASE,
+)
+
+
+def arithmetic_hits(text: str) -> list[Hit]:
+    """A verb of arithmetic done to something ("total the hours per person", "sum up the
+    refunds", "it should average the scores"): a calculation, however it is worded around.
+    Not "it sums the amounts" (told, not asked), "sum it up in two lines" (a summary),
+    nor "update the stock by subtracting the quantities" (how another step writes)."""
+    return [
+        _hit(start, token, "calculator")
+        for start, token in _tokens(text, ARITHMETIC_WORDS)
+        if token.pos_ == "VERB" and token.lemma_.lower() in ARITHMETIC and _done_to(token)
+    ]
+
+
+def _done_to(verb: Token) -> bool:
+    if verb.dep_ == "pcomp" and verb.head.lower_ == "by":
+        return False  # the way another verb's step is done
+    subject = any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children)
+    if subject and not any(c.tag_ == "MD" for c in verb.children):
+        return False  # "it sums the amounts": told of something, not asked for
+    objects = [c for c in verb.children if c.dep_ == "dobj"]
+    if verb.lemma_.lower() == "sum" and any(c.dep_ == "prt" for c in verb.children):
+        # "sum up the refunds" adds; "sum it up", "sum up the article" tell the gist.
+        return any(o.tag_ == "NNS" for o in objects)
+    return bool(objects)
+
+
 PICTURE_WORDS = re.compile(
     r"\b(?:photo|pic|picture|image|screenshot|scan|snapshot|snap|jpe?g|png|selfie)s?\b",
     re.IGNORECASE,

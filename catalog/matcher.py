@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from catalog.choices import chosen_ids, chosen_over
 from catalog.dismissals import dismissed_indices
 from catalog.functions import (
+    arithmetic_hits,
     conversion_hits,
     picture_reading_hits,
     text_message_hits,
@@ -60,7 +61,7 @@ FINDERS: dict[str, Callable[[str], list[Hit]]] = {
 # References the sentence's parse finds (catalog/functions.py): the parse has already
 # decided the word's sense, so no phrase guard second-guesses them.
 PARSED: dict[str, Callable[[str], list[Hit]]] = {
-    "calculator": conversion_hits,
+    "calculator": lambda text: conversion_hits(text) + arithmetic_hits(text),
     "twilio_sms": text_message_hits,
     "ocr": picture_reading_hits,
 }

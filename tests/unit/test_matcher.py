@@ -1341,6 +1341,7 @@ def test_latest_rounds_tools_by_what_they_do(text: str, expected: set[str]):
         ("Every evening the branch managers fill in the form and email a photo of it.", False),
         # An order keeps its time, however the tagger reads the words before it.
         ("every sunday nite send the report to slack", True),
+        ("every monday 8am send me a digest of it all", True),
         ("Every Monday at 9, send the totals to the accountant.", True),
         # "open" here is no sending, and cards are no party.
         ("7am every weekday: the cards still open more than 72 hours, emailed to me.", True),
@@ -1348,3 +1349,21 @@ def test_latest_rounds_tools_by_what_they_do(text: str, expected: set[str]):
 )
 def test_the_plain_form_of_sending_after_a_party_is_their_habit(text: str, is_schedule: bool):
     assert ("scheduler" in detect(text, CATALOGUE).mentioned) == is_schedule
+
+
+@pytest.mark.parametrize(
+    ("text", "is_calculation"),
+    [
+        # A verb of arithmetic done to something asks for a calculation, whatever its words.
+        ("total the hours per person and post it in Slack", True),
+        ("sum up the refunds each month", True),
+        ("subtract the deposit from the quote and email the balance", True),
+        ("it should average the scores for each team", True),
+        # Not a summary, not how another step writes, not a description.
+        ("sum it up in two lines", False),
+        ("update the stock in the sheet by subtracting the quantities", False),
+        ("It sums the amounts.", False),
+    ],
+)
+def test_a_verb_of_arithmetic_done_to_something_is_a_calculation(text: str, is_calculation: bool):
+    assert ("calculator" in detect(text, CATALOGUE).mentioned) == is_calculation
