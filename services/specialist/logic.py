@@ -44,7 +44,7 @@ STRING_DEFAULTS = {
     "folder": "Inbox",
     "query": "in:inbox",
     "field": "text",
-    "expression": "sum(total)",
+    "expression": "calculation to be chosen",  # no sum of a field nobody named
     "output_field": "result",
 }
 # Stand-ins that only a pattern needs (a phone number, a Slack channel slug): where the

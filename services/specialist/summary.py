@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from catalog import Catalogue
-from catalog.n8n.values import is_open, label
+from catalog.n8n.values import OPEN_SUFFIX, is_open, label
 from catalog.operations import load_operations
 from catalog.values import crons
 from catalog.values.conditions import OPERATORS
@@ -91,7 +91,7 @@ def heuristic_summary(document: dict[str, Any], catalogue: Catalogue) -> str:
         )
     lines = [f"{i}. {step_line(n, catalogue)}" for i, n in enumerate(steps, 1)]
     left = [
-        f"{PATTERNED.get(k, label(k))} for {catalogue[app].name}"
+        f"{open_name(k, v)} for {catalogue[app].name}"
         for n in document["nodes"]
         if (app := app_of(n))
         for k, v in n.get("config", {}).items()
@@ -102,6 +102,14 @@ def heuristic_summary(document: dict[str, Any], catalogue: Catalogue) -> str:
         f'I built "{document["title"]}" and saved it as workflow {document["workflow_id"]}.'
         f"{start} Steps: " + "; ".join(lines) + "." + open_part
     )
+
+
+def open_name(key: str, value: str) -> str:
+    """What is left to choose: the stand-in's own words ("calculation" of "calculation to be
+    chosen"), or for a filler ("+10000000000") what it stands for ("recipient")."""
+    if value.endswith(OPEN_SUFFIX):
+        return value.removesuffix(OPEN_SUFFIX)
+    return PATTERNED.get(key, label(key))
 
 
 def highlights(node: dict[str, Any], limit: int = 3) -> str:

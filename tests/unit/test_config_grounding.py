@@ -66,7 +66,12 @@ def test_invented_free_text_is_replaced_and_grounded_text_is_kept():
         calculator,
         RESEARCH,
     )
-    assert config == {"decimals": 2, "expression": "sum(total)", "output_field": "price per seat"}
+    # (an invented value is replaced by the open stand-in, never by a guess of our own)
+    assert config == {
+        "decimals": 2,
+        "expression": "calculation to be chosen",
+        "output_field": "price per seat",
+    }
     assert fired == ["config_not_in_user_words"]
 
 
