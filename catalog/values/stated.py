@@ -118,7 +118,7 @@ def candidates(text: str) -> tuple[Candidate, ...]:
             people.append(Candidate(start, end, ("to",), value, 1))
         elif named.targets == EMAIL_TARGETS:
             addresses[addresses.index(named)] = named._replace(targets=SENT_TO)
-    found += addresses + people + _locations(text) + _searches(text)
+    found += addresses + people + _locations(text) + _searches(text) + _dictated(text)
     return tuple(sorted(found + languages.candidates(text)))
 
 
@@ -175,6 +175,27 @@ def _locations(text: str) -> list[Candidate]:
     return out + [
         Candidate(m.start(1), m.end(1), ("prefix", "folder"), m[1])
         for m in UNDER_PREFIX.finditer(text)
+    ]
+
+
+# Words the user dictates for a message: a quoted text said as what it says ("just something
+# like 'we've received your request'", "a text saying 'your table is ready'"); not a quoted
+# example of the data ("reviews like 'love the bracelet'").
+DICTATED = re.compile(
+    r"(?:\b(?:(?:say|says|saying|read|reads|reading|something\s+like|lines\s+of|wording)\s*:?"
+    r"|(?:message|text|wording)\s*:)\s*)"
+    # (an apostrophe inside, "we've", is no closing quote: a word follows it)
+    r"[\"“‘']([^\n]{8,300}?)[\"”’'](?!\w)",
+    re.IGNORECASE,
+)
+MESSAGE_TARGETS = ("message_template", "body")
+
+
+def _dictated(text: str) -> list[Candidate]:
+    return [
+        Candidate(m.start(), m.end(), MESSAGE_TARGETS, m[1].strip(), 0, m.start(1))
+        for m in DICTATED.finditer(text)
+        if " " in m[1].strip()  # a message, not a one-word label ("marked 'urgent'")
     ]
 
 

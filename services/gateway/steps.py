@@ -20,7 +20,9 @@ from catalog.values.conditions import OPERATORS
 from services.gateway.models import WorkflowEdge
 
 # Settings that are wording the workflow writes, not values a person checks (as details.py).
-WORDING = {"message_template", "body", "text", "title_template", "description_template"}
+WORDING = {"text", "title_template", "description_template"}
+# A message's text is shown when the user dictated it (its turn is cited), not a template.
+DICTATED = {"message_template", "body"}
 Role = Literal["trigger", "source", "processor", "action", "condition"]
 
 
@@ -102,7 +104,12 @@ def app_card(
         role="trigger" if starts else node.get("role") or "action",
         does=operation.name if operation else "",
         quote=None,
-        values=[s for k, v in config.items() if (s := setting(k, v)) is not None],
+        values=[
+            s
+            for k, v in config.items()
+            if (k not in DICTATED or k in node.get("sources", {}))
+            and (s := setting(k, v)) is not None
+        ],
         to_fill=[still_open(k, v) for k, v in config.items() if is_open(v)],
         account=operation is not None and needs_account(app, operation, operations),
         depth=depth,

@@ -24,8 +24,9 @@ ROLE_WORDS = {
     "processor": "processes it",
     "action": "acts on it",
 }
-# Properties whose value is wording the workflow writes, not a setting a person checks.
-WORDING = {"message_template", "body", "text", "title_template", "description_template"}
+# Properties whose value is wording the workflow writes, not a setting a person checks
+# (a message the user dictated is cited to their turn, and shown).
+WORDING = {"text", "title_template", "description_template"}
 MAX_SUMMARY_CHARS = 4000
 
 
@@ -122,6 +123,8 @@ def highlights(node: dict[str, Any], limit: int = 3) -> str:
             continue
         if value is True:
             shown.append(label(key))
+        elif key in ("message_template", "body"):
+            shown.append(f'{label(key)} "{value}"')  # the words the user dictated
         elif value is not False:
             said = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
             shown.append(f"{label(key)} {said}")

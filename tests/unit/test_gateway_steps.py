@@ -5,7 +5,7 @@ from __future__ import annotations
 from catalog import load_catalogue
 from catalog.operations import load_operations
 from services.conversation import details
-from services.gateway.steps import WORDING, workflow_steps
+from services.gateway.steps import DICTATED, WORDING, workflow_steps
 
 CATALOGUE, OPERATIONS = load_catalogue(), load_operations()
 
@@ -97,4 +97,19 @@ def test_switches_lists_and_stand_ins():
 
 
 def test_the_page_and_the_confirmation_use_the_same_words():
-    assert WORDING == details.WORDING
+    assert WORDING == details.WORDING and DICTATED == details.DICTATED
+
+
+def test_a_message_the_user_dictated_is_shown_and_a_template_is_not():
+    dictated = {
+        **BRANCHED,
+        "nodes": [
+            {**n, "config": {**n["config"], "message_template": "Deal closed, well done!"},
+             "sources": {"message_template": [3]}} if n["id"] == "slack" else n
+            for n in BRANCHED["nodes"]
+        ],
+    }  # fmt: skip
+    assert ("message", "Deal closed, well done!") in [
+        (s.label, s.value) for s in cards(dictated)["slack"].values
+    ]
+    assert "message" not in [s.label for s in cards()["slack"].values]  # "{summary}"

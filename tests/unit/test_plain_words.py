@@ -92,3 +92,27 @@ def test_the_final_summary_says_when_it_runs_and_only_values_the_user_gave():
     )
     assert "{text}" not in text and "message template" not in text  # wording is no setting
     assert "+10000000000" not in text and "Still to fill in: recipient for Twilio SMS" in text
+
+
+def test_a_message_the_user_dictated_is_the_messages_text_and_shown_for_checking():
+    text = confirmation(
+        "When someone fills in our website form it calls a webhook; text the patient via Twilio.",
+        "No medication names in the text, just something like 'we've received your request, "
+        "please allow 2 working days'.",
+    )
+    step = next(line for line in text.splitlines() if "Twilio SMS:" in line)
+    assert 'message "we\'ve received your request, please allow 2 working days"' in step
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My mum said 'just text me when it's done' so WhatsApp her.",  # someone else's words
+        "Reviews like 'love the bracelet, so pretty' should go to Telegram.",  # an example
+    ],
+)
+def test_quoted_words_that_are_no_dictated_message_are_not_the_messages_text(said):
+    from catalog.values.stated import stated_value
+
+    assert stated_value("whatsapp", "message_template", {"to", "message_template"}, said) == []
+    assert stated_value("telegram", "message_template", {"chat_id", "message_template"}, said) == []
