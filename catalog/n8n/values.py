@@ -63,6 +63,17 @@ def label(prop: str) -> str:
     return prop.removesuffix("_template").replace("_", " ")
 
 
+def in_words(prop: str, value: Any, quoted: bool = False) -> str:
+    """A setting as a person reads it: "channel #ops", "columns date, amount", "include
+    attachments" (a flag that is on); `quoted` for words the user dictated ('message "..."')."""
+    if value is True:
+        return label(prop)
+    if quoted:
+        return f'{label(prop)} "{value}"'
+    said = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return f"{label(prop)} {said}"
+
+
 def field_ref(name: str) -> str:
     """An n8n expression reading a field of the incoming item."""
     name = name.strip()

@@ -39,10 +39,11 @@ def value_from_text(
         return _fitting(extract.enum_choice(spec["enum"], text), spec)
     if spec.get("type") == "array" and name in FIELD_LISTS:
         limit = spec.get("maxItems", 30)
+        # The list the user gave, else field names said where the app is ("the vendor and
+        # total in the sheet").
         listed = lists.fields_for(specialist, text, apps, limit)
-        # Else field names said where the app is ("the vendor and total in the sheet").
-        named = extract.fields(lists.said_for(specialist, text, apps))[:limit]
-        return _fitting(listed or named or None, spec)
+        named = listed or extract.fields(lists.said_for(specialist, text, apps))[:limit]
+        return _fitting(named or None, spec)
     said = stated.stated_value(
         specialist, name, properties or owners.properties_of(specialist), text, apps
     )

@@ -79,9 +79,8 @@ def said_for(app_id: str, text: str, apps: Collection[str] | None = None) -> str
     """The sentences where fields said belong to `app_id`: those that refer to it; and for a
     tool, which people rarely name ("pull out the vendor and total"), those that refer to
     no app that keeps fields."""
-    keepers = set(owners.takers(frozenset(FIELD_LISTS))) & set(
-        apps or owners.takers(frozenset(FIELD_LISTS))
-    )
+    keepers = set(owners.takers(frozenset(FIELD_LISTS)))
+    keepers &= set(apps) if apps is not None else keepers
     by_sentence: dict[tuple[int, int], set[str]] = {}
     for hit in owners.references(text):
         by_sentence.setdefault(owners.sentence_span(text, hit.start), set()).add(hit.id)
@@ -89,16 +88,17 @@ def said_for(app_id: str, text: str, apps: Collection[str] | None = None) -> str
     kept = [
         text[a:b]
         for a, b in _sentence_spans(text)
-        if app_id in by_sentence.get((a, b), ())
+        if app_id in by_sentence.get((a, b), set())
         or (tool and not by_sentence.get((a, b), set()) & keepers)
     ]
     return "\n".join(kept)
 
 
 def _sentence_spans(text: str) -> list[tuple[int, int]]:
-    return list(
-        dict.fromkeys(owners.sentence_span(text, m.start()) for m in re.finditer(r"\S+", text))
-    )
+    """Each sentence's (start, end), as owners.sentence_span marks them, in one pass."""
+    ends = [m.start() for m in owners.SENTENCE_END.finditer(text)] + [len(text)]
+    starts = [0] + [m.end() for m in owners.SENTENCE_END.finditer(text)]
+    return [(a, b) for a, b in zip(starts, ends, strict=True) if text[a:b].strip()]
 
 
 def _lists(span: Span) -> list[tuple[int, int, tuple[str, ...]]]:

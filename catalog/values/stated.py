@@ -189,6 +189,10 @@ DICTATED = re.compile(
     re.IGNORECASE,
 )
 MESSAGE_TARGETS = ("message_template", "body")
+# Config properties that hold wording the workflow writes, not a setting a person checks; a
+# message's text is shown where the user dictated it (DICTATED_FIELDS), never a template of ours.
+WORDING_FIELDS = frozenset({"text", "title_template", "description_template"})
+DICTATED_FIELDS = frozenset(MESSAGE_TARGETS)
 
 
 def _dictated(text: str) -> list[Candidate]:

@@ -9,17 +9,15 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from catalog import Catalogue
-from catalog.n8n.values import label as words_of
+from catalog.n8n.values import in_words
 from catalog.operations import operations_for
 from catalog.values import crons
 from catalog.values.conditions import OPERATORS, Condition, stated_conditions, with_read
 from catalog.values.fromwords import value_from_text
+from catalog.values.stated import DICTATED_FIELDS as DICTATED
+from catalog.values.stated import WORDING_FIELDS as WORDING
 from schemas.turn import StatedCondition
 
-# Properties whose value is wording the workflow writes, not a setting a person checks;
-# a message the user dictated word for word is shown (they will want to check it).
-WORDING = {"text", "title_template", "description_template"}
-DICTATED = {"message_template", "body"}
 MAX_VALUES = 5
 
 
@@ -47,16 +45,7 @@ def stated_config(
 
 def labelled(values: dict[str, Any]) -> list[str]:
     """ "channel #ops", "include attachments": config values as a person reads them."""
-    shown = []
-    for name, value in values.items():
-        label = words_of(name)
-        if value is True:
-            shown.append(label)  # "include attachments"
-        elif name in DICTATED:
-            shown.append(f'{label} "{value}"')  # message "we've received your request"
-        else:
-            said = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-            shown.append(f"{label} {said}")
+    shown = [in_words(name, value, name in DICTATED) for name, value in values.items()]
     return shown[:MAX_VALUES]
 
 

@@ -17,12 +17,10 @@ from catalog.n8n.facts import node_facts, where_of
 from catalog.n8n.values import OPEN_SUFFIX, is_open, label
 from catalog.operations import Operation, Operations
 from catalog.values.conditions import OPERATORS
+from catalog.values.stated import DICTATED_FIELDS as DICTATED
+from catalog.values.stated import WORDING_FIELDS as WORDING
 from services.gateway.models import WorkflowEdge
 
-# Settings that are wording the workflow writes, not values a person checks (as details.py).
-WORDING = {"text", "title_template", "description_template"}
-# A message's text is shown when the user dictated it (its turn is cited), not a template.
-DICTATED = {"message_template", "body"}
 Role = Literal["trigger", "source", "processor", "action", "condition"]
 
 

@@ -11,10 +11,12 @@ import re
 from typing import Any
 
 from catalog import Catalogue
-from catalog.n8n.values import OPEN_SUFFIX, is_open, label
+from catalog.n8n.values import OPEN_SUFFIX, in_words, is_open, label
 from catalog.operations import load_operations
 from catalog.values import crons
 from catalog.values.conditions import OPERATORS
+from catalog.values.stated import DICTATED_FIELDS as DICTATED
+from catalog.values.stated import WORDING_FIELDS as WORDING
 from services.specialist import values
 from services.specialist.logic import PATTERNED
 
@@ -24,9 +26,6 @@ ROLE_WORDS = {
     "processor": "processes it",
     "action": "acts on it",
 }
-# Properties whose value is wording the workflow writes, not a setting a person checks
-# (a message the user dictated is cited to their turn, and shown).
-WORDING = {"text", "title_template", "description_template"}
 MAX_SUMMARY_CHARS = 4000
 
 
@@ -117,17 +116,14 @@ def highlights(node: dict[str, Any], limit: int = 3) -> str:
     """The values the user gave the step (those its config cites turns for), as
     ' (channel #finance; columns date, amount)'; wording and stand-ins left out."""
     cited = node.get("sources") or {}
-    shown = []
-    for key, value in node.get("config", {}).items():
-        if key in WORDING or key not in cited or is_open(value) or value in ("", [], None):
-            continue
-        if value is True:
-            shown.append(label(key))
-        elif key in ("message_template", "body"):
-            shown.append(f'{label(key)} "{value}"')  # the words the user dictated
-        elif value is not False:
-            said = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-            shown.append(f"{label(key)} {said}")
+    shown = [
+        in_words(key, value, key in DICTATED)
+        for key, value in node.get("config", {}).items()
+        if key in cited
+        and key not in WORDING
+        and not is_open(value)
+        and value not in ("", [], None, False)
+    ]
     return f" ({'; '.join(shown[:limit])})" if shown else ""
 
 
