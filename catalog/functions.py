@@ -125,6 +125,144 @@ def _done_to(verb: Token) -> bool:
     return bool(objects)
 
 
+# Words for a number a workflow can be asked to work out (language data, not phrasings):
+# what it is called, what a change or a share of something is called, and periods compared.
+QUANTITIES = {"total", "sum", "subtotal", "balance", "percentage", "percent", "%", "average"}
+QUANTITIES |= {"mean", "median", "ratio", "proportion", "fraction", "margin", "difference"}
+QUANTITIES |= {"growth", "change", "increase", "decrease", "rise", "drop", "variance"}
+QUANTITIES |= {"cost", "price", "charge", "fee", "amount", "figure", "number", "tax"}
+QUANTITIES |= {"vat", "profit", "commission", "discount", "interest", "rate", "score", "value"}
+QUANTITIES |= {"gross", "net", "quote", "estimate", "wage", "pay", "salary", "bonus", "owe"}
+QUANTITIES |= {"point", "pts", "standing", "ranking", "leaderboard", "table"}
+SHARES = {"percentage", "percent", "%", "proportion", "ratio", "fraction"}
+CHANGES = {"growth", "change", "increase", "decrease", "rise", "drop", "difference"}
+PERIODS = {"day", "week", "month", "quarter", "year"}
+# What working a number out is said with; what a percentage is applied by.
+WORKING_OUT = {"work", "figure"}  # with "out"
+APPLYING = {"add", "take", "deduct", "subtract", "knock", "apply", "remove"}
+CHECKING = {"check", "verify", "confirm", "ensure", "make", "flag", "compare", "test"}
+WANTING = {"want", "need", "like", "wish", "love", "prefer"}
+CLAUSES = {"advcl", "relcl", "conj", "parataxis", "cc", "mark", "acl"}
+DERIVED_WORDS = re.compile(
+    r"%|\b(?:out|minus|plus|times|percent\w*|proportion|ratio|fraction|per\s+cent)\b"
+    r"|\b(?:day|week|month|quarter|year)\s+(?:over|on)\s+(?:day|week|month|quarter|year)\b",
+    re.IGNORECASE,
+)
+
+
+def derived_hits(text: str) -> list[Hit]:
+    """A number the workflow is asked to work out, said by what is done with it rather than
+    by a word for arithmetic: "work out the remaining balance", "the total units worked
+    out", "price minus the deposit", "MRR times 12", "add 20% on top of the gift", "check
+    the tax is 20% of the net", "what percentage that is", "the share of 5-star replies",
+    "week over week growth %". Not a number only read or passed on ("post the order
+    total"), a habit told ("I work out the totals by hand"), nor "3 times a week"."""
+    found: list[Hit] = []
+    for start, token in _tokens(text, DERIVED_WORDS):
+        if _worked_out(token) or _operator(token) or _applied_share(token) or _a_share(token):
+            found.append(_hit(start, token, "calculator"))
+    return found
+
+
+def _lemma(token: Token) -> str:
+    return "%" if token.text == "%" else token.lemma_.lower()
+
+
+def _worked_out(verb: Token) -> bool:
+    """ "work out / figure out" asked, with a number in what is worked out."""
+    if verb.lemma_.lower() not in WORKING_OUT or verb.pos_ != "VERB":
+        return False
+    if not any(c.dep_ == "prt" and c.lower_ == "out" for c in verb.children):
+        return False
+    if not _asked(verb):
+        return False  # "I work out the totals by hand": a habit told
+    words = list(_own_words(verb))
+    how = any(t.lower_ in ("many", "much") and t.nbor(-1).lower_ == "how" for t in words)
+    return how or any(_lemma(t) in QUANTITIES or _digits(t) for t in words)
+
+
+def _asked(verb: Token) -> bool:
+    """The verb asks for something done, rather than telling what is or is done."""
+    if verb.dep_ == "pcomp" and verb.head.lower_ == "by":
+        return False  # the way another verb's step is done
+    subject = any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children)
+    wanted = verb.dep_ in ("ccomp", "xcomp", "oprd") and verb.head.lemma_ in WANTING
+    modal = any(c.tag_ == "MD" for c in verb.children)
+    return not subject or modal or wanted
+
+
+def _digits(token: Token) -> bool:
+    return any(ch.isdigit() for ch in token.text)
+
+
+def _own_words(verb: Token) -> Iterator[Token]:
+    """The words of the verb's own clause (a "what ... should be" asked about included)."""
+    for child in verb.children:
+        if child.dep_ in CLAUSES and child.dep_ != "ccomp":
+            continue
+        yield from child.subtree
+
+
+def _operator(token: Token) -> bool:
+    """ "price minus the deposit", "base plus the surcharge", "MRR times 12"."""
+    word = token.lower_
+    before = token.doc[token.i - 1] if token.i > 0 else None
+    after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    if before is None or after is None:
+        return False
+    if word == "minus":
+        return before.pos_ in ("NOUN", "PROPN", "NUM") or before.text == "%"
+    if word == "plus":
+        following = [t for t in token.doc[token.i + 1 : token.i + 4] if t.pos_ != "DET"][:1]
+        sides = [before, *following]
+        return any(_lemma(t) in QUANTITIES or _digits(t) for t in sides)
+    if word == "times":
+        # "MRR times 12": a quantity times a number, not "3 times a week"
+        return before.pos_ in ("NOUN", "PROPN") and _digits(after)
+    return False
+
+
+def _applied_share(token: Token) -> bool:
+    """A stated percentage of or on top of something: "20% of the net", "add 25% on top"."""
+    if _lemma(token) not in SHARES or not any(c.dep_ == "nummod" for c in token.children):
+        return False
+    if any(c.dep_ == "prep" and c.lower_ == "of" for c in token.children):
+        # checked or applied, not "it's about 20% of our customers" (told)
+        return any(a.lemma_.lower() in CHECKING | APPLYING for a in token.ancestors)
+    return token.dep_ == "dobj" and token.head.lemma_.lower() in APPLYING
+
+
+def _a_share(token: Token) -> bool:
+    """A share or change to be found: "what percentage", "the % of 5-star scores", "growth
+    %", "% change", "week over week"."""
+    word = _lemma(token)
+    if word == "out" and token.dep_ == "prep":  # "how many ... out of the 58"
+        of = [c for c in token.children if c.lower_ == "of"]
+        whole = [g for c in of for g in c.children if g.dep_ == "pobj"]
+        return any(_digits(w) for w in whole) and _how_many(token)
+    if word in PERIODS:
+        nxt = token.doc[token.i + 1 : token.i + 3]
+        return len(nxt) == 2 and nxt[0].lower_ in ("over", "on") and _lemma(nxt[1]) == word
+    if word not in SHARES or any(c.dep_ == "nummod" for c in token.children):
+        return False
+    if any(c.lower_ == "what" for c in token.children):
+        return True
+    if any(c.dep_ == "prep" and c.lower_ == "of" for c in token.children):
+        # asked for ("post the share of 5-star replies"), not told ("terms are a % of sales")
+        verb = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), None)
+        return verb is not None and verb.lemma_ not in ("be", "have", "get") and _asked(verb)
+    # "growth %", "% change", "percentage increase": a share told by the change it measures
+    doc = token.doc
+    beside = [doc[i] for i in (token.i - 1, token.i + 1) if 0 <= i < len(doc)]
+    compounds = [c for c in token.children if c.dep_ == "compound"]
+    return any(_lemma(t) in CHANGES for t in compounds + beside)
+
+
+def _how_many(token: Token) -> bool:
+    clause = token.head
+    return any(t.lower_ == "how" and t.head.lower_ in ("many", "much") for t in clause.subtree)
+
+
 PICTURE_WORDS = re.compile(
     r"\b(?:photo|pic|picture|image|screenshot|scan|snapshot|snap|jpe?g|png|selfie)s?\b",
     re.IGNORECASE,

@@ -16,6 +16,7 @@ from catalog.dismissals import dismissed_indices
 from catalog.functions import (
     arithmetic_hits,
     conversion_hits,
+    derived_hits,
     picture_reading_hits,
     text_message_hits,
     text_verb_hits,
@@ -61,7 +62,7 @@ FINDERS: dict[str, Callable[[str], list[Hit]]] = {
 # References the sentence's parse finds (catalog/functions.py): the parse has already
 # decided the word's sense, so no phrase guard second-guesses them.
 PARSED: dict[str, Callable[[str], list[Hit]]] = {
-    "calculator": lambda text: conversion_hits(text) + arithmetic_hits(text),
+    "calculator": lambda text: conversion_hits(text) + arithmetic_hits(text) + derived_hits(text),
     "twilio_sms": text_message_hits,
     "ocr": picture_reading_hits,
 }

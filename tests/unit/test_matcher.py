@@ -1367,3 +1367,30 @@ def test_the_plain_form_of_sending_after_a_party_is_their_habit(text: str, is_sc
 )
 def test_a_verb_of_arithmetic_done_to_something_is_a_calculation(text: str, is_calculation: bool):
     assert ("calculator" in detect(text, CATALOGUE).mentioned) == is_calculation
+
+
+@pytest.mark.parametrize(
+    ("text", "is_calculation"),
+    [
+        # A number to be worked out, said by what is done with it rather than by an
+        # arithmetic word: the parse finds the verb, the operator or the share.
+        ("could it figure out the outstanding balance for each tenant", True),
+        ("we'd like the average spend per table worked out", True),
+        ("so the fee is the list price minus the member discount", True),
+        ("report the weekly signups times 4 as the monthly estimate", True),
+        ("knock 15% off the quote for returning clients", True),
+        ("make sure the tip is 12% of the bill", True),
+        ("tell me what proportion of the forms are back", True),
+        ("show the quarter over quarter change for each branch", True),
+        ("post how many have paid out of the 30 on the team", True),
+        # Told, a habit, a frequency, a field looked up, an ordinary "figure out".
+        ("I figure out the totals by hand every Friday.", False),
+        ("The coach trains them 3 times a week.", False),
+        ("Their terms are usually a percentage of ticket sales.", False),
+        ("look each firm up and figure out industry and head count", False),
+        ("figure out if each note sounds positive or negative", False),
+        ("Send it to Slack plus an email to me.", False),
+    ],
+)
+def test_a_number_to_work_out_is_a_calculation(text: str, is_calculation: bool):
+    assert ("calculator" in detect(text, CATALOGUE).mentioned) == is_calculation
