@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 
 from catalog.phrases import REF, SENTENCE_END, Hit, sentence_start, words
+from catalog.structure import dismissing
 
 REJECTION = words(
     r"don['’]?t\s+build\s+(?:anything|it|this|that)"
@@ -89,6 +90,14 @@ def dismissed_indices(
                 continue  # "angry ones that don't mention bugs, just ignore them": a filter
             reach = _reach(text, hits, match, family, whole=pattern is CONTEXT)
             into |= {i for i in reach if hits[i].start < opening or not _picked(text, hits[i])}
+    for start, end, says_no in dismissing(text) if hits else ():
+        # found by the parse rather than a phrase: the same reach as a phrase's cue
+        cue = re.compile(re.escape(text[start:end])).search(text, start)
+        if cue is None or SUBSET_OPENING.match(text, sentence_start(text, start)):
+            continue
+        into = removed if says_no else aside
+        reach = _reach(text, hits, cue, family, whole=not says_no)
+        into |= {i for i in reach if hits[i].start < start or not _picked(text, hits[i])}
     return removed, aside - removed
 
 

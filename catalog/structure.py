@@ -410,6 +410,10 @@ def role_of(token: Token) -> Role | None:
         return "context"  # "customers never read Gmail": a reason about people
     if negated(token, verb) or considered(token, verb) or unneeded(token, verb):
         return "turned_down"
+    if _scope(verb).lemma_ in CAUSING and negated(token, verb, _scope(verb)):
+        # "don't have it search the web", "don't bother fixing the Outlook side": the user
+        # forbids the workflow this, unlike a wish's limit ("I don't want it refunding")
+        return "turned_down"
     if _scope(verb) is not verb and negated(token, verb, _scope(verb)):
         # "I don't want it writing Airtable records" keeps Airtable out of this, but "I don't
         # want it to refund inside Shopify" only limits what is done there: not asked for,
@@ -429,6 +433,56 @@ def role_of(token: Token) -> Role | None:
     return None
 
 
+# Words that point back at what was just said ("I'm not automating that", "I don't need
+# any of that"), and words that say no on their own ("Absolutely not.", "Asana, no.").
+POINTING = {"that", "this", "those", "these"}
+SAYING_NO = {"no", "not", "nope", "nah", "never"}
+NEGATING = re.compile(r"\b(?:no|not|nope|nah|never)\b|n['’]t\b", re.IGNORECASE)
+
+
+def dismissing(text: str) -> Iterator[tuple[int, int, bool]]:
+    """Spans of sentences that dismiss what was said before them, read from the parse, each
+    with whether it takes it out (a bare no) or only sets it aside (a negated verb whose
+    object points back): "I'm not automating that, I'm just venting" and "I don't need any
+    of that" set aside; "Absolutely not." and "Asana, no." say no."""
+    for found in SENTENCE.finditer(text):
+        sentence = found.group().rstrip()
+        if not NEGATING.search(sentence):
+            continue
+        doc = parse(sentence)
+        # The sentence's first clause, up to a comma: nothing but the no ("Absolutely not.",
+        # "Nope, texts only."); "no email" names a thing and is read elsewhere.
+        first = next((t.i for t in doc if t.is_punct), len(doc))
+        words = [t for t in doc[:first] if not t.is_space]
+        bare = all(t.lower_ in SAYING_NO or t.pos_ in ("ADV", "INTJ", "PART") for t in words)
+        if words and bare and any(t.lower_ in SAYING_NO for t in words) and len(words) <= 4:
+            yield found.start(), found.start() + words[-1].idx + len(words[-1]), True
+            continue
+        for verb in doc:
+            if verb.dep_ not in ("ROOT", "parataxis", "conj", "ccomp") or not _pointed_away(verb):
+                continue
+            yield found.start() + verb.idx, found.start() + verb.idx + len(verb), False
+
+
+def _pointed_away(verb: Token) -> bool:
+    """The user's own negated verb with an object that points back."""
+    if not any(c.dep_ == "neg" for c in verb.children) or _hedged(verb):
+        return False
+    if verb.lemma_ in NEGATIVE_VERBS:
+        return False  # "don't forget it" asks for it
+    subject = next((c for c in verb.children if c.dep_.startswith("nsubj")), None)
+    if subject is None and verb.dep_ != "ROOT":
+        return False  # "a friend runs it and doesn't need that": the clause shares a subject
+    if subject is not None and subject.lower_ not in OWN:
+        return False
+    objects = [c for c in verb.children if c.dep_ == "dobj"]
+    return any(
+        o.lower_ in POINTING
+        or any(g.lower_ in POINTING for c in o.children if c.lower_ == "of" for g in c.children)
+        for o in objects
+    )
+
+
 # What an app said not to be needed is ("Stripe doesn't need to be part of this").
 NEEDED = {"need", "require", "necessary", "part", "involve", "relevant", "needed", "required"}
 
@@ -442,6 +496,11 @@ def unneeded(token: Token, verb: Token) -> bool:
         return False
     said = [verb, *(c for c in verb.subtree if c.dep_ in ("acomp", "attr", "xcomp", "oprd"))]
     return any(t.lemma_ in NEEDED or t.lower_ in NEEDED for t in said)
+
+
+# Verbs that have the workflow do something ("have it search", "let it post"), or say
+# that it is worth doing ("bother fixing").
+CAUSING = {"have", "let", "make", "bother"}
 
 
 # Verbs of giving a tool up: in the past, the user no longer has it ("we left Slack in March").
@@ -566,7 +625,10 @@ def negated(token: Token, verb: Token, scope: Token | None = None) -> bool:
         and len(chain) <= MAX_HOPS + 1
         and not any(t.dep_ in LOOSE for t in chain[:-1])
         and verb.lemma_ not in NEGATIVE_VERBS
-        and (_main_clause(verb) or (scope.i != verb.i and _main_clause(scope)))
+        and (
+            _main_clause(verb)
+            or (scope.i != verb.i and (_main_clause(scope) or _spliced_order(scope)))
+        )
         and any(c.dep_ == "neg" and c.i <= token.i and not _why(c) for c in scope.children)
     )
     nothing = any(t.lower_ in NOTHING for t in chain) or _subject_is_nothing(verb)
@@ -577,7 +639,9 @@ def _scope(verb: Token) -> Token:
     """The verb whose negation reaches this one through a wish ("I don't want it writing
     Airtable records")."""
     wish = verb.head
-    if verb.dep_ in ("ccomp", "xcomp") and wish.lemma_ in WANTING and _main_clause(wish):
+    # "don't have it search the web", "don't let it post", "don't bother fixing Outlook"
+    ordered = _main_clause(wish) or _spliced_order(wish)
+    if verb.dep_ in ("ccomp", "xcomp") and wish.lemma_ in WANTING | CAUSING and ordered:
         return wish
     # "I don't want anything pulled from Salesforce": the wish governs what it wants done
     wanted = verb.dep_ == "acl" and wish.dep_ == "dobj" and wish.head.lemma_ in WANTING
@@ -628,6 +692,17 @@ def _main_clause(verb: Token) -> bool:
         return False
     subject = next((c for c in verb.children if c.dep_.startswith("nsubj")), None)
     return subject is None or subject.lower_ in OWN | {"it", "this", "that"}
+
+
+def _spliced_order(verb: Token) -> bool:
+    """An order the parser hung under the clause after a comma ("Don't bother updating the
+    Trello side, the sheet is the master"): it opens the sentence, in the plain form, with
+    no word making it subordinate and no subject."""
+    opens = verb.left_edge.i == 0 or all(
+        t.pos_ in ("INTJ", "SPACE") for t in verb.doc[: verb.left_edge.i]
+    )
+    plain = verb.tag_ == "VB" and not any(c.dep_ in ("mark", "nsubj") for c in verb.children)
+    return verb.dep_ == "advcl" and opens and plain
 
 
 def considered(token: Token, verb: Token) -> bool:

@@ -333,3 +333,48 @@ def test_a_wish_against_what_is_done_with_an_app_keeps_it_out(text, item):
 def test_function_and_product_nouns_say_which_app(text, item):
     mentioned, removed, past = reading(text)
     assert item in mentioned and item not in removed | past
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        # A negated verb of the user's whose object points back sets aside what was said.
+        (
+            "My sister logs her shop's orders in Airtable every night. I'm not copying that, "
+            "just telling you.",
+            "airtable",
+        ),
+        (
+            "a colleague has his receipts photographed into Dropbox and run through OCR — "
+            "we don't need any of that, ours arrive as PDFs.",
+            "dropbox",
+        ),
+        # A bare no after someone else's idea says no to it.
+        (
+            "The volunteers keep asking for a Discord server. Absolutely not, email is fine.",
+            "discord",
+        ),
+        # A negation on the verb that has the workflow act reaches what it would do.
+        ("Please don't have it look anything up on the web, the sheet is enough.", "web_search"),
+        ("Don't let it post in Slack, email me from Gmail instead.", "slack"),
+        ("Don't bother updating the Trello side, the sheet is the master.", "trello"),
+    ],
+)
+def test_what_the_user_dismisses_by_pointing_back_or_forbidding_is_no_step(text, item):
+    mentioned, _removed, _past = reading(text)
+    assert item not in mentioned
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("Send the summary to Slack. Don't forget that.", "slack"),
+        ("Log each one in Airtable. We don't check it often, so text me too.", "airtable"),
+        ("Post it in Teams. No rush on the setup.", "microsoft_teams"),
+        ("Have it search the web for each new company.", "web_search"),
+        ("No, that's all. Save them to Dropbox.", "dropbox"),
+    ],
+)
+def test_negations_that_dismiss_nothing_keep_the_app(text, item):
+    mentioned, _removed, _past = reading(text)
+    assert item in mentioned
