@@ -263,6 +263,67 @@ def _how_many(token: Token) -> bool:
     return any(t.lower_ == "how" and t.head.lower_ in ("many", "much") for t in clause.subtree)
 
 
+# Feelings a text or its writer can show (language data), and the nouns for a text's feeling.
+FEELINGS = {"angry", "upset", "annoyed", "unhappy", "happy", "frustrated", "furious", "irate"}
+FEELINGS |= {"negative", "positive", "hostile", "rude", "stressed", "anxious", "worried"}
+FEELINGS |= {"disappointed", "dissatisfied", "satisfied", "pleased", "grumpy", "mad", "cross"}
+FEELINGS |= {"irritated", "salty", "toxic", "nasty", "abusive", "aggressive", "distressed"}
+FEELINGS |= {"panicked", "scared", "excited", "enthusiastic", "lukewarm", "sarcastic"}
+MOODS = {"vibe", "vibes", "mood", "tone", "sentiment", "feeling", "feelings", "attitude"}
+# Verbs a feeling is perceived by, and verbs of finding or reporting one.
+PERCEIVING = {"sound", "seem", "look", "feel", "read", "come", "be", "get", "appear"}
+GAUGING = {"tell", "give", "check", "gauge", "read", "judge", "assess", "show", "report"}
+GAUGING |= {"measure", "detect", "track", "analyse", "analyze", "rate", "score", "get", "pick"}
+GAUGING |= {"flag", "scan", "screen", "sort", "tag", "classify", "know", "see", "find"}
+FEELING_WORDS = re.compile(r"\b(?:" + "|".join(sorted(FEELINGS | MOODS)) + r")\b", re.IGNORECASE)
+
+
+def feeling_hits(text: str) -> list[Hit]:
+    """How a text or its writer feels, asked of the workflow: "if someone sounds really
+    negative, flag it", "how upset the caller seems", "tell us the overall vibe", "scan the
+    replies for tone". Not the user's own feeling ("I'm annoyed by this") nor a tone the
+    workflow writes in ("keep the tone friendly")."""
+    return [
+        _hit(start, token, "sentiment")
+        for start, token in _tokens(text, FEELING_WORDS)
+        if (token.lower_ in FEELINGS and token.pos_ in ("ADJ", "VERB") and _felt_by_another(token))
+        or (token.lower_ in MOODS and token.pos_ == "NOUN" and _gauged(token))
+    ]
+
+
+def _felt_by_another(feeling: Token) -> bool:
+    """A feeling perceived in someone else ("sounds really negative", "how annoyed staff
+    sound", "whether the caller seems stressed") and asked about (a condition, a "how", or
+    what a verb of finding out finds). Read from the words around it as well as the tree:
+    the parser often takes "sound" for a noun or "stressed" for a verb."""
+    doc = feeling.doc
+    window = doc[max(0, feeling.i - 3) : feeling.i + 4]
+    perceived = [t for t in window if t.lemma_ in PERCEIVING and t.i != feeling.i]
+    if not perceived:
+        return False
+    first = min(feeling.i, *(t.i for t in perceived))
+    before = doc[max(0, first - 5) : first + 1]
+    between = doc[first : max(feeling.i, *(t.i for t in perceived)) + 1]
+    if any(t.lower_ in ("i", "we", "i'm", "me", "us") for t in [*before[-2:], *between]):
+        return False  # the user's own feeling
+    asked = any(t.lower_ in ("if", "whether", "when", "how") for t in before)
+    governed = any(a.lemma_ in GAUGING and a.pos_ == "VERB" for a in feeling.ancestors)
+    return asked or governed
+
+
+def _gauged(noun: Token) -> bool:
+    """The feeling noun is what a verb of finding or reporting gets ("tell us the vibe"),
+    or what something is scanned for ("scan the replies for tone")."""
+    head = noun.head
+    if noun.dep_ == "pobj" and head.lower_ == "for":
+        head = head.head
+        if head.pos_ == "NOUN":
+            head = head.head  # "scan the replies for tone": the parser's noun, then its verb
+    elif noun.dep_ != "dobj":
+        return False
+    return head.pos_ == "VERB" and head.lemma_ in GAUGING
+
+
 PICTURE_WORDS = re.compile(
     r"\b(?:photo|pic|picture|image|screenshot|scan|snapshot|snap|jpe?g|png|selfie)s?\b",
     re.IGNORECASE,

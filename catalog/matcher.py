@@ -17,6 +17,7 @@ from catalog.functions import (
     arithmetic_hits,
     conversion_hits,
     derived_hits,
+    feeling_hits,
     picture_reading_hits,
     text_message_hits,
     text_verb_hits,
@@ -64,6 +65,7 @@ FINDERS: dict[str, Callable[[str], list[Hit]]] = {
 PARSED: dict[str, Callable[[str], list[Hit]]] = {
     "calculator": lambda text: conversion_hits(text) + arithmetic_hits(text) + derived_hits(text),
     "twilio_sms": text_message_hits,
+    "sentiment": feeling_hits,
     "ocr": picture_reading_hits,
 }
 

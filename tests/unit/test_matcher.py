@@ -1394,3 +1394,23 @@ def test_a_verb_of_arithmetic_done_to_something_is_a_calculation(text: str, is_c
 )
 def test_a_number_to_work_out_is_a_calculation(text: str, is_calculation: bool):
     assert ("calculator" in detect(text, CATALOGUE).mentioned) == is_calculation
+
+
+@pytest.mark.parametrize(
+    ("text", "is_sentiment"),
+    [
+        # A feeling perceived in someone else and asked about, or a text's mood gauged.
+        ("if a parent sounds properly cross in the reply, mark it red", True),
+        ("let me know how frustrated the callers seem", True),
+        ("check whether the tenant comes across as hostile", True),
+        ("give me the general vibe of the week's comments", True),
+        ("screen the submissions for tone before they go up", True),
+        # The user's own feeling, a tone the workflow writes in, a description.
+        ("I'm really frustrated with doing this by hand.", False),
+        ("Keep the tone warm and short.", False),
+        ("Write the reply in a positive tone.", False),
+        ("Our members are happy with the new booking page.", False),
+    ],
+)
+def test_a_feeling_asked_about_is_sentiment(text: str, is_sentiment: bool):
+    assert ("sentiment" in detect(text, CATALOGUE).mentioned) == is_sentiment
