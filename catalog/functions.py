@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from catalog.phrases import Hit
-from catalog.structure import SENTENCE, parse
+from catalog.structure import SENTENCE, WORKFLOW_WORDS, parse
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -322,6 +322,68 @@ def _gauged(noun: Token) -> bool:
     elif noun.dep_ != "dobj":
         return False
     return head.pos_ == "VERB" and head.lemma_ in GAUGING
+
+
+# A call made to an address: who makes it decides the direction. Another system calling a
+# URL the user gives is an incoming webhook; the workflow calling an API is an HTTP request.
+CALLING = {"call", "post", "ping", "hit", "send", "fire", "push", "notify", "trigger"}
+ENDPOINTS = {"url", "endpoint", "callback", "hook", "uri"}
+CALL_WORDS = re.compile(r"\b(?:url|endpoint|callback|hook|uri)s?\b", re.IGNORECASE)
+NOT_CALLERS = {"i", "we", "you", "it", "this", "that", "which", "workflow", "automation"}
+NOT_CALLERS |= {"bot", "script", "flow", "zap", "planwire"}
+ASIDES = re.compile(r"\([^()]*\)")
+TIMES = {"hour", "minute", "day", "week", "month", "morning", "evening", "night", "time"}
+
+
+def inbound_call_hits(text: str) -> list[Hit]:
+    """Another system calling an address ("the booking system can call a URL when someone
+    books", "a crash reporter that POSTs a payload to whatever URL I give it"): an incoming
+    webhook, the run's start. Not the workflow's own call ("call the weather API", "it
+    should hit this endpoint")."""
+    found = []
+    # an aside in brackets ("a payload (trace, build, note) to a URL") hides the sentence's
+    # shape from the parser: it is blanked out, offsets kept
+    plain = ASIDES.sub(lambda m: " " * len(m.group()), text)
+    for start, token in _tokens(plain, CALL_WORDS):
+        if token.lemma_.lower() not in ENDPOINTS or token.pos_ not in ("NOUN", "PROPN"):
+            continue
+        # the verb the address hangs from: "call a URL", "POSTs a payload to whatever URL"
+        verb = next((a for a in list(token.ancestors)[:3] if a.pos_ == "VERB"), token)
+        # "The ERP posts to a URL": the parser's plural noun is the verb, its compound the caller
+        misread = [
+            a
+            for a in list(token.ancestors)[:3]
+            if a.dep_ == "ROOT" and a.tag_ == "NNS" and a.lemma_.lower() in CALLING
+        ]
+        if misread and any(c.dep_ == "compound" for c in misread[0].children):
+            verb = misread[0]
+        elif verb.lemma_.lower() not in CALLING or verb.pos_ != "VERB":
+            continue
+        caller = _caller(verb)
+        if caller is not None:
+            first, last = min(verb.i, token.i), max(verb.i, token.i)
+            doc = token.doc
+            found.append(
+                Hit(start + doc[first].idx, start + doc[last].idx + len(doc[last]), "webhook")
+            )
+    return found
+
+
+def _caller(verb: Token) -> Token | None:
+    """The system the call comes from, when it is neither the user nor the workflow."""
+    if any(c.dep_ == "dative" for c in verb.children):
+        return None  # "their tech chap sent me an endpoint URL": given, not called
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "compound")), None)
+    if subject is not None and subject.tag_ == "WDT" and verb.dep_ == "relcl":
+        subject = verb.head  # "a crash reporter that POSTs ..."
+    if subject is None or subject.pos_ not in ("NOUN", "PROPN"):
+        return None
+    # "the booking system" is a system of theirs; "the system", "something" is the workflow
+    named = any(c.dep_ in ("compound", "amod", "poss") for c in subject.children)
+    workflow = subject.lower_ in WORKFLOW_WORDS and not named
+    if subject.lower_ in NOT_CALLERS or workflow or subject.lemma_.lower() in TIMES:
+        return None  # the user, the workflow, or a time the parser took for a subject
+    return subject
 
 
 PICTURE_WORDS = re.compile(

@@ -18,6 +18,7 @@ from catalog.functions import (
     conversion_hits,
     derived_hits,
     feeling_hits,
+    inbound_call_hits,
     picture_reading_hits,
     text_message_hits,
     text_verb_hits,
@@ -66,6 +67,7 @@ PARSED: dict[str, Callable[[str], list[Hit]]] = {
     "calculator": lambda text: conversion_hits(text) + arithmetic_hits(text) + derived_hits(text),
     "twilio_sms": text_message_hits,
     "sentiment": feeling_hits,
+    "webhook": inbound_call_hits,
     "ocr": picture_reading_hits,
 }
 

@@ -1414,3 +1414,28 @@ def test_a_number_to_work_out_is_a_calculation(text: str, is_calculation: bool):
 )
 def test_a_feeling_asked_about_is_sentiment(text: str, is_sentiment: bool):
     assert ("sentiment" in detect(text, CATALOGUE).mentioned) == is_sentiment
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        # Who makes the call decides its direction: another system calling an address the
+        # user gives starts the run (a webhook); the workflow's own call is an HTTP request.
+        ("The ticketing tool can call a URL each time a ticket closes.", "webhook"),
+        (
+            "Our survey provider POSTs the answers (name, score, comment) to any URL we set.",
+            "webhook",
+        ),
+        ("The warehouse scanner app pings an endpoint when a pallet is booked in.", "webhook"),
+        ("Every hour, hit the tide-table endpoint and read the next high water.", "http_request"),
+        (
+            "Their developer sent me an endpoint URL and a key; call it each morning.",
+            "http_request",
+        ),
+        ("Something should call that endpoint at 6pm and post the list.", "http_request"),
+    ],
+)
+def test_a_call_to_an_address_goes_the_way_its_caller_says(text: str, item: str):
+    mentioned = set(detect(text, CATALOGUE).mentioned)
+    other = {"webhook": "http_request", "http_request": "webhook"}[item]
+    assert item in mentioned and other not in mentioned
