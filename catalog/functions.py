@@ -144,7 +144,8 @@ CHECKING = {"check", "verify", "confirm", "ensure", "make", "flag", "compare", "
 WANTING = {"want", "need", "like", "wish", "love", "prefer"}
 CLAUSES = {"advcl", "relcl", "conj", "parataxis", "cc", "mark", "acl"}
 DERIVED_WORDS = re.compile(
-    r"%|\b(?:out|minus|plus|times|percent\w*|proportion|ratio|fraction|per\s+cent)\b"
+    r"%|\b(?:work|figur)\w*\b.*\bout\b|\bout\s+of\s+(?:the\s+|our\s+|all\s+)?\d"
+    r"|\b(?:minus|plus|times|percent\w*|proportion|ratio|fraction|per\s+cent)\b"
     r"|\b(?:day|week|month|quarter|year)\s+(?:over|on)\s+(?:day|week|month|quarter|year)\b",
     re.IGNORECASE,
 )
