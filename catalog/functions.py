@@ -387,6 +387,50 @@ def _caller(verb: Token) -> Token | None:
     return subject
 
 
+# Looking something up on the web: "google" done to something, or a search whose place is
+# the web ("a quick search on the web", "search online").
+WEB = {"web", "internet", "net", "online", "google"}
+SEARCHING = {"search", "lookup", "look", "research", "dig", "hunt", "scour"}
+GOOGLE_PRODUCTS = {"sheet", "sheets", "drive", "calendar", "doc", "docs", "form", "forms"}
+GOOGLE_PRODUCTS |= {"mail", "maps", "chat", "meet", "workspace", "account", "analytics", "ads"}
+WEB_WORDS = re.compile(r"\bgoogl\w*|\b(?:web|internet|net|online)\b", re.IGNORECASE)
+
+
+def web_search_hits(text: str) -> list[Hit]:
+    """A web search asked for in other words: "google my game's name", "Google each new
+    company", "do a quick search on the web for ...", "search online for reviews". Not
+    Google's products ("the google sheet", "google calendar")."""
+    return [
+        _hit(start, token, "web_search")
+        for start, token in _tokens(text, WEB_WORDS)
+        if _googled(token) or _searched_on_web(token)
+    ]
+
+
+def _googled(token: Token) -> bool:
+    if not token.lower_.startswith("googl"):
+        return False
+    after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    if after is not None and after.lower_ in GOOGLE_PRODUCTS:
+        return False
+    done_to = any(c.dep_ == "dobj" for c in token.children)
+    # "Google the band's name": an order the tagger took for the name
+    first = all(t.is_space for t in token.doc[: token.i])
+    ordered = after is not None and after.tag_ in ("DT", "PRP$") and first
+    return token.pos_ == "VERB" or (token.dep_ == "ROOT" and (done_to or ordered))
+
+
+def _searched_on_web(token: Token) -> bool:
+    if token.lower_ not in WEB:
+        return False
+    head = token.head
+    if token.dep_ == "pobj" and head.lower_ in ("on", "across", "over", "of", "in"):
+        head = head.head
+    elif token.dep_ != "advmod":
+        return False
+    return head.lemma_.lower() in SEARCHING
+
+
 PICTURE_WORDS = re.compile(
     r"\b(?:photo|pic|picture|image|screenshot|scan|snapshot|snap|jpe?g|png|selfie)s?\b",
     re.IGNORECASE,

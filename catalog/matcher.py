@@ -22,6 +22,7 @@ from catalog.functions import (
     picture_reading_hits,
     text_message_hits,
     text_verb_hits,
+    web_search_hits,
 )
 from catalog.guards import (
     allowed,
@@ -68,6 +69,7 @@ PARSED: dict[str, Callable[[str], list[Hit]]] = {
     "twilio_sms": text_message_hits,
     "sentiment": feeling_hits,
     "webhook": inbound_call_hits,
+    "web_search": web_search_hits,
     "ocr": picture_reading_hits,
 }
 

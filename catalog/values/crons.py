@@ -20,6 +20,11 @@ DAYS = ("sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "satur
 DAY = r"(sun|mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?)(?:day)?s?"
 DAY_RANGE = re.compile(rf"\b{DAY}\s*(?:to|through|thru|until|-|–)\s*{DAY}\b")
 DAY_NAME = re.compile(r"\b(sun|mon|tues|wednes|thurs|fri|satur)days?\b")
+# "every mon 9am", "on fri": a day's short name, only after a word that makes it a day
+# ("the sun", "they sat", "newly wed" stay words).
+DAY_SHORT = re.compile(
+    r"\b(?:every|each|on|next|this)\s+(sun|mon|tues?|wed|thu|thurs|fri|sat)\b\.?(?!\w)"
+)
 CLOCK = re.compile(
     r"(?<![\d:.€$£])(?:(\d{1,2})[:h](\d{2})|(\d{1,2}))\s*(am|pm|a\.m\.|p\.m\.)?(?![\d%])"
     r"(?=[,;:!?)]|\.(?!\d)|\s|$)"
@@ -105,7 +110,10 @@ def _days(sentence: str) -> str | None:
         return f"* * {first}-{last}" if first < last else f"* * {_spread(first, last)}"
     if re.search(WEEKDAYS, sentence):
         return "* * 1-5"
-    if named := sorted({_day(m[1]) for m in DAY_NAME.finditer(sentence)}):
+    names = [m[1] for m in DAY_NAME.finditer(sentence)] + [
+        m[1] for m in DAY_SHORT.finditer(sentence)
+    ]
+    if named := sorted({_day(name) for name in names}):
         return "* * " + ",".join(map(str, named))
     if re.search(r"\b(?:weekends?)\b", sentence):
         return "* * 0,6"

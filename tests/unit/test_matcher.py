@@ -1439,3 +1439,19 @@ def test_a_call_to_an_address_goes_the_way_its_caller_says(text: str, item: str)
     mentioned = set(detect(text, CATALOGUE).mentioned)
     other = {"webhook": "http_request", "http_request": "webhook"}[item]
     assert item in mentioned and other not in mentioned
+
+
+@pytest.mark.parametrize(
+    ("text", "is_search"),
+    [
+        ("can you google each new supplier and note their address", True),
+        ("Google the band's name and grab any new reviews.", True),
+        ("do a quick search on the internet for their opening hours", True),
+        ("search online for any press about the launch", True),
+        ("Put the totals in the google sheet.", False),
+        ("We sell online and the shop is on the web.", False),
+        ("I googled it last week and found nothing.", False),
+    ],
+)
+def test_a_search_of_the_web_in_other_words_is_a_web_search(text: str, is_search: bool):
+    assert ("web_search" in detect(text, CATALOGUE).mentioned) == is_search

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from catalog import load_catalogue
-from catalog.values.crons import in_words
+from catalog.values.crons import cron, in_words
 from services.specialist import summary
 from tests.support.replay import Session
 
@@ -116,3 +116,15 @@ def test_quoted_words_that_are_no_dictated_message_are_not_the_messages_text(sai
 
     assert stated_value("whatsapp", "message_template", {"to", "message_template"}, said) == []
     assert stated_value("telegram", "message_template", {"chat_id", "message_template"}, said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("every thurs at 4pm post the rota", "0 16 * * 4"),
+        ("every fri 8am send the list", "0 8 * * 5"),
+        ("every day at 7 while the sun is still low", "0 7 * * *"),
+    ],
+)
+def test_a_days_short_name_after_every_or_on_is_that_day(said, expected):
+    assert cron(said) == expected
