@@ -52,7 +52,7 @@ AGENTS |= {"integrator", "outsourcer"}
 # Words that bring a past clause to today: what follows them is the user's choice now.
 PRESENT = {"now", "today", "nowadays"}
 # What marks a thing as the one from before: "the old cron job mailed a Gmail group".
-FORMER = {"old", "previous", "former", "original", "last"}
+FORMER = {"old", "previous", "prev", "former", "original", "last"}
 # Verbs of taking a product up: the past tense is how the user got to today's tool.
 TAKING_UP = {
     "move",
@@ -424,7 +424,7 @@ def role_of(token: Token) -> Role | None:
     if others(token, verb):
         # "No sorry, Jira is IT's tool": said as a correction, someone else's tool is out.
         return "turned_down" if corrected(token) else "context"
-    if former(token, verb) or quit_(token, verb):
+    if former(token, verb) or quit_(token, verb) or quit_after(token):
         return "turned_down"
     if history(token, verb) or left_behind(token) or does_already(token, verb):
         return "context"
@@ -515,6 +515,28 @@ def quit_(token: Token, verb: Token) -> bool:
         return False
     subject = next((c for c in verb.children if c.dep_.startswith("nsubj")), None)
     return subject is not None and (subject.lower_ in OWN or subject.lemma_ in OWN_GROUPS)
+
+
+def quit_after(token: Token) -> bool:
+    """The user gives the app up later in the sentence, by a word pointing back: "they had it
+    all going into Salesforce but we cancelled it in March", "it was kept on a Trello board
+    and we've stopped using that"."""
+    for verb in token.doc[token.i + 1 : token.i + 30]:
+        if verb.lemma_ not in QUITTING or verb.tag_ not in ("VBD", "VBN"):
+            continue
+        subject = next((c for c in verb.children if c.dep_.startswith("nsubj")), None)
+        if subject is None or not (subject.lower_ in OWN or subject.lemma_ in OWN_GROUPS):
+            continue
+        done = [verb, *(c for c in verb.children if c.dep_ == "xcomp" and c.lemma_ == "use")]
+        pointing = {"it", "that", "them", "this"}
+        if any(
+            g.lower_ in pointing and g.dep_ in ("dobj", "advmod", "dep")
+            for t in done
+            for g in t.subtree
+            if g.i > t.i
+        ):
+            return True
+    return False
 
 
 def does_already(token: Token, verb: Token) -> bool:

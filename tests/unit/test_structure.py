@@ -378,3 +378,27 @@ def test_what_the_user_dismisses_by_pointing_back_or_forbidding_is_no_step(text,
 def test_negations_that_dismiss_nothing_keep_the_app(text, item):
     mentioned, _removed, _past = reading(text)
     assert item in mentioned
+
+
+@pytest.mark.parametrize(
+    ("text", "item", "wanted"),
+    [
+        # Given up later in the same sentence, by a word pointing back at it.
+        (
+            "the last treasurer ran everything through QuickBooks but we cancelled it in May",
+            "quickbooks",
+            False,
+        ),
+        (
+            "rotas used to live on an Asana board and we've stopped using that altogether",
+            "asana",
+            False,
+        ),
+        # A pointer to something else, or nothing given up.
+        ("Send it to Slack, we stopped using email for this.", "slack", True),
+        ("Log each one in Airtable and we'll keep it forever.", "airtable", True),
+    ],
+)
+def test_an_app_given_up_later_in_the_sentence_is_out(text, item, wanted):
+    mentioned, _removed, _past = reading(text)
+    assert (item in mentioned) == wanted
