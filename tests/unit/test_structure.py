@@ -402,3 +402,17 @@ def test_negations_that_dismiss_nothing_keep_the_app(text, item):
 def test_an_app_given_up_later_in_the_sentence_is_out(text, item, wanted):
     mentioned, _removed, _past = reading(text)
     assert (item in mentioned) == wanted
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        # "drop box" in two words names the product only where the sentence shows it.
+        ("Forms go in the metal drop box by reception and nobody empties it.", False),
+        ("save each scan to drop box", True),
+        ("put them in the drop box folder called Receipts", True),
+    ],
+)
+def test_a_drop_box_is_dropbox_only_where_the_product_shows(text, wanted):
+    mentioned, _removed, _past = reading(text)
+    assert ("dropbox" in mentioned) == wanted
