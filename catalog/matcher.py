@@ -118,6 +118,9 @@ class MatchResult:
         return next((q for i, q in reversed(self.quotes) if i == id_), "")
 
 
+ALONGSIDE = re.compile(
+    r"(?<!\w)(?:also|too|as\s+well|after\s+all|both|in\s+addition)(?!\w)", re.IGNORECASE
+)
 # "use Teams instead", "back to Slack", "switch to Discord": the new item replaces another.
 SWAP = re.compile(
     r"(?<!\w)(?:instead(?!\s+of)|back\s+to|switch(?:ing)?\s+to|mov(?:e|ing)\s+(?:it\s+|this\s+|them\s+)?(?:over\s+)?to)(?!\w)",
@@ -249,7 +252,10 @@ def detect(text: str, catalogue: Catalogue) -> MatchResult:
     # reaching someone the message asks for; said alone ("the volunteers don't check
     # Discord") it stands as the reason to leave the app out.
     kept = {_way_of(catalogue, h.id) for h in found if h not in gone | then}
-    reasons = {h for h in habits(text, said_out) if _way_of(catalogue, h.id) in kept}
+    # "Dani never opens Notion, so do send the Gmail after all": a habit that explains an
+    # app added alongside (also, too, as well, after all) is its reason, not a removal.
+    alongside = bool(kept) and ALONGSIDE.search(text) is not None
+    reasons = {h for h in habits(text, said_out) if alongside or _way_of(catalogue, h.id) in kept}
     data = data_roles(text, said_out) | reasons | doing_already(text, said_out)
     gone, then = gone - data, then | data
     last = {

@@ -1455,3 +1455,19 @@ def test_a_call_to_an_address_goes_the_way_its_caller_says(text: str, item: str)
 )
 def test_a_search_of_the_web_in_other_words_is_a_web_search(text: str, is_search: bool):
     assert ("web_search" in detect(text, CATALOGUE).mentioned) == is_search
+
+
+@pytest.mark.parametrize(
+    ("text", "noted", "kept"),
+    [
+        # Someone's habit said beside an app added alongside is the reason for the addition:
+        # the app they never open is not taken out of the workflow.
+        ("my partner never reads Trello, so send her a Gmail as well", "trello", True),
+        ("the manager never checks Airtable, so text him too", "airtable", True),
+        # Said alone, the habit is the reason to leave the app out.
+        ("the manager never checks Airtable.", "airtable", False),
+    ],
+)
+def test_a_habit_beside_an_app_added_alongside_keeps_the_first(text: str, noted: str, kept: bool):
+    result = detect(text, CATALOGUE)
+    assert (noted in result.removed) != kept
