@@ -434,7 +434,7 @@ def role_of(token: Token) -> Role | None:
 
 
 # Words that point back at what was just said ("I'm not automating that", "I don't need
-# any of that"), and words that say no on their own ("Absolutely not.", "Asana, no.").
+# any of that"), and words that say no on their own ("Absolutely not.").
 POINTING = {"that", "this", "those", "these"}
 SAYING_NO = {"no", "not", "nope", "nah", "never"}
 NEGATING = re.compile(r"\b(?:no|not|nope|nah|never)\b|n['’]t\b", re.IGNORECASE)
@@ -444,7 +444,7 @@ def dismissing(text: str) -> Iterator[tuple[int, int, bool]]:
     """Spans of sentences that dismiss what was said before them, read from the parse, each
     with whether it takes it out (a bare no) or only sets it aside (a negated verb whose
     object points back): "I'm not automating that, I'm just venting" and "I don't need any
-    of that" set aside; "Absolutely not." and "Asana, no." say no."""
+    of that" set aside; "Absolutely not." after someone else's idea says no to it."""
     for found in SENTENCE.finditer(text):
         sentence = found.group().rstrip()
         if not NEGATING.search(sentence):
@@ -528,9 +528,8 @@ def quit_after(token: Token) -> bool:
         if subject is None or not (subject.lower_ in OWN or subject.lemma_ in OWN_GROUPS):
             continue
         done = [verb, *(c for c in verb.children if c.dep_ == "xcomp" and c.lemma_ == "use")]
-        pointing = {"it", "that", "them", "this"}
         if any(
-            g.lower_ in pointing and g.dep_ in ("dobj", "advmod", "dep")
+            g.lower_ in POINTING | {"it", "them"} and g.dep_ in ("dobj", "advmod", "dep")
             for t in done
             for g in t.subtree
             if g.i > t.i
