@@ -106,6 +106,14 @@ def enum_choice(options: list[Any], text: str) -> object | None:
         o
         for o in options
         if isinstance(o, str)
-        and re.search(rf"\b{re.escape(o.lower().replace('_', ' '))}\b", lowered.replace("_", " "))
+        and (
+            # a code in capitals ("POST", "PUT") is named in capitals ("POSTs a payload"),
+            # not by the ordinary word ("put an English version in the body")
+            re.search(rf"\b{re.escape(o)}s?\b", text)
+            if o.isupper() and o.isalpha()
+            else re.search(
+                rf"\b{re.escape(o.lower().replace('_', ' '))}\b", lowered.replace("_", " ")
+            )
+        )
     ]
     return named[0] if len(named) == 1 else None

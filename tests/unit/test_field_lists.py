@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from catalog.values.extract import enum_choice
 from catalog.values.fromwords import value_from_text
 from catalog.values.lists import fields_for, listed
 
@@ -63,3 +64,10 @@ def test_a_field_name_said_about_something_else_is_not_a_column():
     )
     apps = ["webhook", "google_sheets", "twilio_sms"]
     assert value_from_text("google_sheets", "columns", COLUMNS, text, None, apps) is None
+
+
+def test_a_code_in_capitals_is_named_in_capitals_not_by_the_ordinary_word():
+    methods = ["POST", "PUT", "GET"]
+    assert enum_choice(methods, "put an English version of the note in the issue body") is None
+    assert enum_choice(methods, "our crash reporter POSTs a JSON payload to the URL") == "POST"
+    assert enum_choice(["daily", "weekly"], "send it Weekly") == "weekly"
